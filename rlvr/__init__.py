@@ -1,0 +1,28 @@
+"""rlvr: reinforcement learning with verifiable rewards for chemistry.
+
+Public API: :func:`sample`, :func:`verify`, :func:`balance`, :func:`molecule_features`,
+:class:`Task`, :class:`Verdict`. Heavy dependencies load lazily.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from rlvr.api import generate, oracle_completion, regenerate, sample, verify
+from rlvr.chem.balance import balance
+from rlvr.registry import get_family, list_families
+from rlvr.task import Task, TaskFormatError, Verdict
+
+__version__ = "0.1.0"
+
+
+def molecule_features(smiles: str) -> dict[str, Any]:
+    """Every MolecularIQ feature value of a molecule, keyed as the tasks key them."""
+    from rlvr.data_gen.molecules.features import molecule_features as _features
+
+    return _features(smiles)
+
+
+__all__ = [
+    "Task", "TaskFormatError", "Verdict", "balance", "generate", "get_family", "list_families",
+    "molecule_features", "oracle_completion", "regenerate", "sample", "verify", "__version__",
+]

@@ -1,0 +1,73 @@
+"""Helpers shared by subcommands: option parsing and JSONL I/O."""
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterable, Iterator, TextIO
+
+from rlvr.task import Task
+
+
+def parse_option_pairs(pairs: list[str] | None) -> dict[str, Any]:
+    """``["encoding=smiles", "coef_in=[1,5]"]`` -> dict, values parsed as JSON when they parse."""
+    options: dict[str, Any] = {}
+    for pair in pairs or []:
+        if "=" not in pair:
+            raise ValueError(f"option {pair!r} must look like KEY=VALUE")
+        key, value = pair.split("=", 1)
+        try:
+            options[key.strip().replace("-", "_")] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key.strip().replace("-", "_")] = value
+    return options
+
+
+@contextmanager
+def open_out(path: str | None) -> Iterator[TextIO]:
+    """Open ``path`` for writing (atomically via a temp file), or stdout for None/``-``."""
+    if path in (None, "-"):
+        yield sys.stdout
+        return
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        yield fh
+    tmp.replace(target)
+
+
+def read_jsonl(path: str) -> Iterator[dict[str, Any]]:
+    """Records of a JSONL file (or stdin for ``-``); blank lines skipped, bad JSON named by line."""
+    fh = sys.stdin if path == "-" else open(path, encoding="utf-8")
+    try:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{lineno}: not valid JSON ({exc})") from exc
+    finally:
+        if fh is not sys.stdin:
+            fh.close()
+
+
+def read_tasks(path: str) -> list[Task]:
+    """Load and validate every task of a JSONL file (errors name the line)."""
+    tasks = []
+    for i, record in enumerate(read_jsonl(path), 1):
+        try:
+            tasks.append(Task.from_dict(record))
+        except ValueError as exc:
+            raise ValueError(f"{path}: record {i}: {exc}") from exc
+    return tasks
+
+
+def write_jsonl(records: Iterable[dict[str, Any]], fh: TextIO) -> int:
+    n = 0
+    for record in records:
+        fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        n += 1
+    return n

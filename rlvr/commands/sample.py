@@ -1,0 +1,45 @@
+"""``rlvr sample``: generate tasks to JSONL."""
+from __future__ import annotations
+
+import argparse
+
+from rlvr.commands.common import open_out, parse_option_pairs, write_jsonl
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sample", help="generate tasks of a family to JSONL", description=__doc__)
+    p.add_argument("--family", required=True, help="task family, e.g. stoich.t2, mol.index (see `rlvr sample --list`)")
+    p.add_argument("--split", default="train")
+    p.add_argument("-n", type=int, default=10, help="number of tasks")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--start", type=int, default=0, help="first task index")
+    p.add_argument("--encoding", help="stoichiometry: formula or smiles")
+    p.add_argument("--load", type=int, help="molecular tasks: features per question (1, 2, 3, 5)")
+    p.add_argument("--with-solution", action="store_true", help="add a worked-solution `completion` column")
+    p.add_argument("--style", default="terse", choices=["terse", "detailed"], help="worked-solution style")
+    p.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="any family option (repeatable)")
+    p.add_argument("--out", help="output JSONL (default stdout)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rlvr.api import sample
+
+    options = parse_option_pairs(args.option)
+    if args.encoding is not None:
+        options["encoding"] = args.encoding
+    if args.load is not None:
+        options["load"] = args.load
+
+    def records():
+        for task in sample(args.family, n=args.n, split=args.split, seed=args.seed, start=args.start, **options):
+            record = task.to_dict()
+            if args.with_solution:
+                from rlvr.data_gen.solutions import worked_solution
+
+                record["completion"] = [{"role": "assistant", "content": worked_solution(task, style=args.style)}]
+            yield record
+
+    with open_out(args.out) as fh:
+        write_jsonl(records(), fh)
+    return 0

@@ -1,0 +1,81 @@
+"""Multiset metrics of ChemAlgebra appendices B, E and F on bags of (species, coefficient).
+
+A bag maps a canonical species key to its (positive integer) coefficient. True positives are
+``min(pred, true)`` per species, false positives the excess of the prediction, false negatives
+the shortfall: predicting ``3 H2O + 2 HCl + CO2`` for ``2 H2O + 2 HCl + CH4`` gives TP 4, FP 2, FN 1.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+
+@dataclass(frozen=True)
+class BagCounts:
+    tp: int
+    fp: int
+    fn: int
+
+    @property
+    def jaccard(self) -> float:
+        denom = self.tp + self.fp + self.fn
+        return 1.0 if denom == 0 else self.tp / denom
+
+    @property
+    def f1(self) -> float:
+        denom = 2 * self.tp + self.fp + self.fn
+        return 1.0 if denom == 0 else 2 * self.tp / denom
+
+
+def bag_counts(pred: Mapping[str, int], true: Mapping[str, int]) -> BagCounts:
+    """TP/FP/FN on (molecule, coefficient) counts."""
+    tp = fp = fn = 0
+    for key in set(pred) | set(true):
+        p, t = int(pred.get(key, 0)), int(true.get(key, 0))
+        tp += min(p, t)
+        fp += max(p - t, 0)
+        fn += max(t - p, 0)
+    return BagCounts(tp, fp, fn)
+
+
+def set_counts(pred: Mapping[str, int], true: Mapping[str, int]) -> BagCounts:
+    """TP/FP/FN on molecules only, ignoring coefficients (appendix F, molecule-only accuracy)."""
+    p = {k for k, v in pred.items() if v}
+    t = {k for k, v in true.items() if v}
+    return BagCounts(len(p & t), len(p - t), len(t - p))
+
+
+def bag_metrics(pred: Mapping[str, int], true: Mapping[str, int]) -> dict[str, float]:
+    """``em``, ``jaccard``, ``f1`` on (molecule, coefficient) counts and ``mol_em``, ``mol_jaccard``, ``mol_f1`` on molecules."""
+    full = bag_counts(pred, true)
+    mol = set_counts(pred, true)
+    clean_pred = {k: v for k, v in pred.items() if v}
+    clean_true = {k: v for k, v in true.items() if v}
+    return {
+        "em": float(clean_pred == clean_true),
+        "jaccard": full.jaccard,
+        "f1": full.f1,
+        "tp": full.tp,
+        "fp": full.fp,
+        "fn": full.fn,
+        "mol_em": float(set(clean_pred) == set(clean_true)),
+        "mol_jaccard": mol.jaccard,
+        "mol_f1": mol.f1,
+    }
+
+
+def balance_rates(delta: Mapping[str, int]) -> dict[str, float]:
+    """Diagnostic rates of ChemAlgebra tables 6-9 from ``delta = predicted - input`` per element.
+
+    ``balanced``: no element differs; ``deficitary``: some element has fewer atoms than the input;
+    ``exceeding``: some element has more; ``both``: deficitary and exceeding at once.
+    """
+    atoms = {k: v for k, v in delta.items() if k != "charge" and v}
+    deficit = any(v < 0 for v in atoms.values())
+    excess = any(v > 0 for v in atoms.values())
+    return {
+        "balanced": float(not delta or not any(delta.values())),
+        "deficitary": float(deficit),
+        "exceeding": float(excess),
+        "both": float(deficit and excess),
+    }
