@@ -1,0 +1,88 @@
+"""A tiny randomly initialised causal LM with the SmolLM2 tokenizer, for tests and smoke runs.
+
+It has the embedded model's tokenizer and chat template (so prompts, padding and stop tokens
+behave like the real model) but only a few hundred thousand transformer weights, so a training
+step on CPU takes a fraction of a second. Same seed -> identical weights.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from rlvr.train.model import configure_tokenizer, ensure_default_model
+
+_MARKER = "rlvr_tiny.json"
+
+
+def build_tiny_model(
+    path: str | os.PathLike,
+    *,
+    hidden_size: int = 32,
+    num_layers: int = 2,
+    num_heads: int = 4,
+    intermediate_size: int = 64,
+    seed: int = 0,
+    overwrite: bool = False,
+) -> str:
+    """Build (or reuse) a tiny Llama-style causal LM at ``path``; returns ``path`` as a string.
+
+    The tokenizer is copied from the converted embedded model (converted first if needed).
+    An existing folder built with the same settings is reused unless ``overwrite``.
+    """
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    target = Path(path)
+    settings = {
+        "hidden_size": hidden_size,
+        "num_layers": num_layers,
+        "num_heads": num_heads,
+        "intermediate_size": intermediate_size,
+        "seed": seed,
+    }
+    marker = target / _MARKER
+    if not overwrite and marker.is_file():
+        try:
+            if json.loads(marker.read_text()) == settings:
+                return str(target)
+        except (OSError, json.JSONDecodeError):
+            pass
+    tokenizer = configure_tokenizer(AutoTokenizer.from_pretrained(str(ensure_default_model())))
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=hidden_size,
+        intermediate_size=intermediate_size,
+        num_hidden_layers=num_layers,
+        num_attention_heads=num_heads,
+        num_key_value_heads=num_heads,
+        max_position_embeddings=2048,
+        tie_word_embeddings=True,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    # seed for determinism, then restore the global RNG so callers see no side effect
+    state = torch.random.get_rng_state()
+    try:
+        torch.manual_seed(seed)
+        model = LlamaForCausalLM(config)
+    finally:
+        torch.random.set_rng_state(state)
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=str(target.parent)))
+    try:
+        model.save_pretrained(str(tmp))
+        tokenizer.save_pretrained(str(tmp))
+        (tmp / _MARKER).write_text(json.dumps(settings))
+        if target.exists():
+            shutil.rmtree(target)
+        os.rename(tmp, target)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return str(target)
