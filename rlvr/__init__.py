@@ -8,11 +8,21 @@ from __future__ import annotations
 from typing import Any
 
 from rlvr.api import generate, oracle_completion, regenerate, sample, verify
-from rlvr.chem.balance import balance
 from rlvr.registry import get_family, list_families
 from rlvr.task import Task, TaskFormatError, Verdict
 
 __version__ = "0.1.0"
+
+
+def balance(reactants: list[str], products: list[str], encoding: str = "auto") -> list[int]:
+    """Smallest positive integer coefficients for ``reactants -> products`` (formulas or SMILES).
+
+    See :func:`rlvr.chem.balance.balance`; raises ``ValueError`` naming the reason when the
+    equation is impossible or its solution space is not one-dimensional.
+    """
+    from rlvr.chem.balance import balance as _balance
+
+    return _balance(reactants, products, encoding)
 
 
 def molecule_features(smiles: str) -> dict[str, Any]:

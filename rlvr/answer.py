@@ -86,7 +86,7 @@ def extract_answer(completion: Any, *, max_chars: int = MAX_COMPLETION_CHARS) ->
 _DECODER = json.JSONDecoder()
 
 
-def _last_json_object(text: str, limit: int = 64) -> Any:
+def _last_json_object(text: str, limit: int = 64, decoder: json.JSONDecoder = _DECODER) -> Any:
     """The last parseable JSON object in ``text`` (tries at most ``limit`` opening braces from the end)."""
     pos = len(text)
     for _ in range(limit):
@@ -94,15 +94,17 @@ def _last_json_object(text: str, limit: int = 64) -> Any:
         if pos < 0:
             return None
         try:
-            value, _end = _DECODER.raw_decode(text, pos)
-        except (json.JSONDecodeError, RecursionError):
+            value, _end = decoder.raw_decode(text, pos)
+        except (ValueError, RecursionError):  # ValueError: JSONDecodeError or a >4300-digit integer
             continue
         if isinstance(value, dict):
             return value
     return None
 
 
-def extract_json_answer(completion: Any, *, max_chars: int = MAX_COMPLETION_CHARS) -> tuple[Any, str]:
+def extract_json_answer(
+    completion: Any, *, max_chars: int = MAX_COMPLETION_CHARS, object_pairs_hook: Any = None
+) -> tuple[Any, str]:
     """The JSON answer by the cascade of MolecularIQ appendix B.2.3.
 
     1. the last ``<answer>`` block containing a JSON object;
@@ -110,7 +112,9 @@ def extract_json_answer(completion: Any, *, max_chars: int = MAX_COMPLETION_CHAR
     3. the last JSON object anywhere after ``</think>``;
     4. nothing.
     Returns ``(value, source)``; ``value`` is None with source ``no_answer``/``too_long``/``not_text``.
+    ``object_pairs_hook`` is passed to the JSON decoder (e.g. to see duplicated keys).
     """
+    decoder = _DECODER if object_pairs_hook is None else json.JSONDecoder(object_pairs_hook=object_pairs_hook)
     text = completion_text(completion)
     if text is None:
         return None, "not_text"
@@ -123,22 +127,28 @@ def extract_json_answer(completion: Any, *, max_chars: int = MAX_COMPLETION_CHAR
             return None, "too_long"
         stripped = _strip_code_fence(body)
         try:
-            value = json.loads(stripped)
+            value = decoder.decode(stripped)
             return value, "tag_json"
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # ValueError: JSONDecodeError or a >4300-digit integer
             pass
-        value = _last_json_object(stripped)
+        value = _last_json_object(stripped, decoder=decoder)
         if value is not None:
             return value, "tag_json"
         return body, "tag_text"
-    value = _last_json_object(visible)
+    value = _last_json_object(visible, decoder=decoder)
     if value is not None:
         return value, "json"
     return None, "no_answer"
 
 
-_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
+_FENCE_OPEN = re.compile(r"^```[a-zA-Z]*")
 
 
 def _strip_code_fence(text: str) -> str:
-    return _FENCE.sub("", text.strip()).strip()
+    """Remove a surrounding Markdown code fence (linear time)."""
+    text = text.strip()
+    if text.startswith("```"):
+        text = _FENCE_OPEN.sub("", text, count=1)
+        if text.endswith("```"):
+            text = text[:-3]
+    return text.strip()

@@ -7,7 +7,7 @@ from typing import Any, Iterator, Mapping
 
 from rlvr.registry import get_family
 from rlvr.rng import shard_indices
-from rlvr.task import Task, Verdict
+from rlvr.task import Task, TaskFormatError, Verdict
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +70,8 @@ def verify(task: Task | Mapping[str, Any], completion: Any, **options: Any) -> V
     spec = get_family(task.family)
     try:
         verdict = spec.check(task, completion, **options)
+    except TaskFormatError:
+        raise  # a broken record is the caller's error, reported as such
     except TypeError as exc:
         if "unexpected keyword" in str(exc):
             raise

@@ -10,7 +10,7 @@ import sys
 
 #: subcommand modules, in help order; each exposes ``register(subparsers)``
 COMMANDS = (
-    "sample", "verify", "corpus", "features", "export", "serve_rewards", "train", "eval", "quickstart",
+    "sample", "verify", "corpus", "features", "export", "serve_rewards", "train", "sft", "eval", "quickstart",
 )
 
 
@@ -37,6 +37,9 @@ def main(argv: list[str] | None = None) -> int:
         result = args.func(args)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # e.g. `rlvr features | head`
+        sys.stderr.close()
+        return 0
     except (ValueError, KeyError, FileNotFoundError, TypeError) as exc:
         if getattr(args, "debug", False):
             raise

@@ -1,11 +1,22 @@
-"""Shared chemistry: formulas, SMILES identity, exact balancing."""
-from rlvr.chem.balance import balance, balance_formulas, conservation_delta, is_balanced
-from rlvr.chem.formula import Formula, FormulaError, hill_formula, parse_formula
-from rlvr.chem.smiles import SmilesError, canonical_smiles, parse_smiles, smiles_formula
-from rlvr.chem.species import SpeciesError, canonical_species, species_formula
+"""Shared chemistry: formulas, SMILES identity, exact balancing (sympy loads only when balancing)."""
+from __future__ import annotations
 
-__all__ = [
-    "Formula", "FormulaError", "SmilesError", "SpeciesError", "balance", "balance_formulas",
-    "canonical_smiles", "canonical_species", "conservation_delta", "hill_formula", "is_balanced",
-    "parse_formula", "parse_smiles", "smiles_formula", "species_formula",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "Formula": "rlvr.chem.formula", "FormulaError": "rlvr.chem.formula", "hill_formula": "rlvr.chem.formula",
+    "parse_formula": "rlvr.chem.formula",
+    "SmilesError": "rlvr.chem.smiles", "canonical_smiles": "rlvr.chem.smiles", "parse_smiles": "rlvr.chem.smiles",
+    "smiles_formula": "rlvr.chem.smiles",
+    "SpeciesError": "rlvr.chem.species", "canonical_species": "rlvr.chem.species", "species_formula": "rlvr.chem.species",
+    "balance": "rlvr.chem.balance", "balance_formulas": "rlvr.chem.balance", "conservation_delta": "rlvr.chem.balance",
+    "is_balanced": "rlvr.chem.balance",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'rlvr.chem' has no attribute {name!r}")

@@ -4,16 +4,19 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 from math import gcd, lcm
-from typing import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
-import sympy
+if TYPE_CHECKING:
+    import sympy
 
 from rlvr.chem.formula import Formula
 from rlvr.chem.species import Encoding, looks_like_smiles, species_formula
 
 
-def composition_matrix(reactants: Sequence[Formula], products: Sequence[Formula]) -> tuple[list[str], sympy.Matrix]:
+def composition_matrix(reactants: Sequence[Formula], products: Sequence[Formula]) -> tuple[list[str], "sympy.Matrix"]:
     """Rows: elements (sorted) then charge if any species is charged; columns: reactants then products (negated)."""
+    import sympy  # imported here: it is slow to import and only balancing needs it
+
     species = list(reactants) + list(products)
     elements = sorted({el for f in species for el, _ in f.counts})
     rows = [[(f.as_dict().get(el, 0)) * (1 if j < len(reactants) else -1) for j, f in enumerate(species)] for el in elements]

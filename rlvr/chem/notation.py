@@ -43,6 +43,7 @@ _SEPARATORS = re.compile(r"\s+\+\s+|\.(?=\s*\{)|\s*[;,\n]\s*")
 _BRACED = re.compile(r"^\{\s*(\d+)\s*\}\s*(\S.*)$", re.S)
 _SPACED = re.compile(r"^(\d+)\s*[*x×·]?\s+(\S.*)$", re.S)
 _GLUED = re.compile(r"^(\d+)(?=[A-Z\[(])(\S.*)$", re.S)
+_BLANK_RUN = re.compile(r"[^\S\n]+")
 
 
 def _term(token: str) -> tuple[str, int]:
@@ -71,6 +72,8 @@ def parse_bag(text: str) -> list[tuple[str, int]]:
     text = text.strip().strip("`").strip()
     if not text:
         raise NotationError("empty bag")
+    # squeeze blank runs first: the separator regex backtracks quadratically on long runs
+    text = _BLANK_RUN.sub(" ", text)
     tokens = [t.strip() for t in _SEPARATORS.split(text) if t and t.strip()]
     if not tokens:
         raise NotationError("empty bag")
@@ -79,7 +82,7 @@ def parse_bag(text: str) -> list[tuple[str, int]]:
     return [_term(t) for t in tokens]
 
 
-_ARROWS = ("->", "→", "⟶", ">>", ">")
+_ARROWS = (">>", "->", "→", "⟶", ">")  # ">>" first: "{1}CN->>{1}X" ends its left side with the anion CN-
 
 
 def parse_equation(text: str) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:

@@ -1,0 +1,1 @@
+"""Task generators: one subpackage per task family (stoichiometry, molecules, worked solutions)."""

@@ -1,0 +1,260 @@
+"""Reading stoichiometry answers: bags of species, equations and coefficient lists.
+
+Everything here is bounded (the answer text is already capped by :mod:`rlvr.answer`, bags are
+capped at :data:`rlvr.chem.notation.MAX_TERMS` terms, coefficients at
+:data:`rlvr.chem.notation.MAX_COEFFICIENT`) and never raises on model output: failures are
+reported as :class:`AnswerError` carrying a reason code, which the checkers turn into a verdict.
+Species identities are cached (bounded LRU), so a species is parsed once per process.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal, Mapping
+
+from rlvr.chem.formula import Formula
+from rlvr.chem.notation import MAX_COEFFICIENT, MAX_TERMS, NotationError, parse_bag, parse_equation
+from rlvr.chem.species import SpeciesError, canonical_species, species_formula
+
+StrictEncoding = Literal["formula", "smiles"]
+
+#: Arrows that make an answer an equation (same set as :func:`rlvr.chem.notation.parse_equation`).
+_ARROW_HINTS = ("->", "→", "⟶", ">")
+_LIST_SPLIT = re.compile(r"[\s,;:]+")
+
+
+class AnswerError(ValueError):
+    """A completion's answer could not be read; ``reason`` is the verdict's reason code."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class SpeciesPart:
+    """One canonical molecule (``key``) with its composition, ``count`` times inside a written species."""
+
+    key: str
+    formula: Formula
+    count: int = 1
+
+
+#: Longer species strings are rejected without parsing or caching (the chemistry parsers cap lower).
+MAX_SPECIES_CHARS = 1_000
+
+
+def species_identity(text: str, encoding: StrictEncoding) -> tuple[str, Formula] | None:
+    """``(canonical key, composition)`` of a written species, or None when it does not parse.
+
+    The key is the Hill formula (with charge) in the formula encoding and RDKit's canonical
+    SMILES in the SMILES encoding. Results, invalid ones included, are cached (bounded LRU).
+    """
+    if not isinstance(text, str) or len(text) > MAX_SPECIES_CHARS:
+        return None
+    return _species_identity(text, encoding)
+
+
+@lru_cache(maxsize=16384)
+def _species_identity(text: str, encoding: StrictEncoding) -> tuple[str, Formula] | None:
+    try:
+        return canonical_species(text, encoding), species_formula(text, encoding)
+    except (SpeciesError, ValueError, RuntimeError):
+        return None
+
+
+def species_parts(text: str, encoding: StrictEncoding) -> tuple[SpeciesPart, ...] | None:
+    """The molecules a written species stands for (None when it does not parse).
+
+    In the SMILES encoding a dot-separated species (``[Na+].[Cl-]``, ``CCO.O``) is split into its
+    fragments, as in ChemAlgebra's stoichiometric SMILES where every molecule is its own term; so
+    ``{1}[Na+].[Cl-]`` and ``{1}[Na+].{1}[Cl-]`` are the same bag. Formulas are never split
+    (``CuSO4.5H2O`` is one species).
+    """
+    if not isinstance(text, str) or len(text) > MAX_SPECIES_CHARS:
+        return None
+    return _species_parts(text, encoding)
+
+
+@lru_cache(maxsize=16384)
+def _species_parts(text: str, encoding: StrictEncoding) -> tuple[SpeciesPart, ...] | None:
+    ident = species_identity(text, encoding)
+    if ident is None:
+        return None
+    key, formula = ident
+    if encoding != "smiles" or "." not in key:
+        return (SpeciesPart(key, formula, 1),)
+    counts: Counter = Counter()
+    formulas: dict[str, Formula] = {}
+    for fragment in key.split("."):
+        sub = species_identity(fragment, "smiles")
+        if sub is None:  # a canonical multi-fragment SMILES always splits into valid fragments
+            return (SpeciesPart(key, formula, 1),)
+        counts[sub[0]] += 1
+        formulas[sub[0]] = sub[1]
+    return tuple(SpeciesPart(k, formulas[k], n) for k, n in sorted(counts.items()))
+
+
+def clean_answer(text: str) -> str:
+    """Strip code fences, surrounding backticks and one trailing full stop."""
+    text = text.strip()
+    if text.startswith("```"):  # drop an opening fence with its language tag (```json, ```smiles)
+        text = text[3:]
+        first, newline, rest = text.partition("\n")
+        tag = first.strip()
+        if newline and (not tag or (tag.isascii() and tag.isalpha() and tag.islower())):
+            text = rest
+    text = text.strip().strip("`").strip()
+    if text.endswith(".") and not text.endswith(".."):
+        text = text[:-1].rstrip()
+    return text
+
+
+def _coefficient(value: Any, where: str) -> int:
+    """A JSON coefficient: a positive integer (integral floats and digit strings accepted)."""
+    if isinstance(value, bool):
+        raise AnswerError("unparsable", f"coefficient of {where} is not a number")
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        value = int(value.strip())
+    if not isinstance(value, int):
+        raise AnswerError("unparsable", f"coefficient of {where} is not an integer")
+    if value > MAX_COEFFICIENT:
+        raise AnswerError("unparsable", f"coefficient of {where} is larger than {MAX_COEFFICIENT}")
+    if value < 0:
+        raise AnswerError("unparsable", f"coefficient of {where} is negative")
+    return value
+
+
+class JsonObject(list):
+    """A decoded JSON object kept as its ``(key, value)`` pairs, so repeated keys are not lost."""
+
+
+_NOT_JSON = object()
+_JSON = json.JSONDecoder(object_pairs_hook=JsonObject)
+
+
+def _try_json(text: str) -> Any:
+    """Decode text that looks like a JSON object/array (objects as :class:`JsonObject`), else a sentinel."""
+    if not text or text[0] not in "[{":
+        return _NOT_JSON
+    try:
+        return _JSON.decode(text)
+    except (ValueError, RecursionError):
+        return _NOT_JSON
+
+
+def json_terms(pairs: JsonObject | Mapping[Any, Any]) -> list[tuple[str, int]]:
+    """Terms of a JSON object answer ``{species: coefficient}`` (keys must be strings; repeats kept)."""
+    items = pairs.items() if isinstance(pairs, Mapping) else pairs
+    items = list(items)
+    if len(items) > MAX_TERMS:
+        raise AnswerError("unparsable", f"more than {MAX_TERMS} species")
+    terms = []
+    for species, k in items:
+        if not isinstance(species, str) or not species.strip():
+            raise AnswerError("unparsable", "JSON keys must be species names")
+        terms.append((species.strip(), _coefficient(k, "a species")))
+    return terms
+
+
+def _bag_terms(text: str) -> list[tuple[str, int]]:
+    try:
+        return parse_bag(text)
+    except NotationError as exc:
+        raise AnswerError("unparsable", str(exc)) from None
+
+
+def parse_bag_answer(text: str) -> tuple[list[tuple[str, int]], str]:
+    """Terms ``(species text, coefficient)`` of a bag answer and the form it was written in.
+
+    Forms: ``json`` (``{"CH4": 2, "H2O": 4}``), ``bag`` (``{2}CH4.{4}H2O`` or ``2 CH4 + 4 H2O``)
+    and ``equation`` (a whole equation; its right-hand side is the answer). Zero coefficients are
+    rejected (a species that is not produced is simply left out).
+    """
+    text = clean_answer(text)
+    if not text:
+        raise AnswerError("unparsable", "empty answer")
+    value = _try_json(text)
+    if isinstance(value, JsonObject):
+        terms, form = json_terms(value), "json"
+    elif value is not _NOT_JSON:
+        raise AnswerError("unparsable", "a JSON answer must be an object {species: coefficient}")
+    elif any(arrow in text for arrow in _ARROW_HINTS):
+        try:
+            _, terms = parse_equation(text)
+        except NotationError as exc:
+            raise AnswerError("unparsable", str(exc)) from None
+        form = "equation"
+    else:
+        terms, form = _bag_terms(text), "bag"
+    if not terms:
+        raise AnswerError("unparsable", "empty answer")
+    if any(k == 0 for _, k in terms):
+        raise AnswerError("unparsable", "zero coefficient (leave out species that are not there)")
+    return terms, form
+
+
+@dataclass(frozen=True)
+class BalanceAnswer:
+    """A parsed balance answer in one of three forms.
+
+    - ``list``: ``coefficients`` in question order;
+    - ``equation``: ``left`` and ``right`` terms ``(species text, coefficient)``;
+    - ``json``: ``terms`` ``(species text, coefficient)`` with sides implied by the question.
+    """
+
+    form: str
+    coefficients: tuple[int, ...] = ()
+    left: tuple[tuple[str, int], ...] = ()
+    right: tuple[tuple[str, int], ...] = ()
+    terms: tuple[tuple[str, int], ...] = ()
+
+
+def _coefficient_list(text: str) -> tuple[int, ...] | None:
+    """``2, 1, 2`` / ``[2,1,2]`` / ``2 1 2`` / ``2:1:2`` -> (2, 1, 2); None if not such a list."""
+    body = text.strip()
+    if body[:1] in "[(" and body[-1:] in "])":
+        body = body[1:-1]
+    tokens = [t for t in _LIST_SPLIT.split(body) if t]
+    if not tokens or len(tokens) > MAX_TERMS:
+        return None
+    if not all(t.isascii() and t.isdigit() for t in tokens):
+        return None
+    values = []
+    for t in tokens:
+        if len(t) > 7 or int(t) > MAX_COEFFICIENT:
+            raise AnswerError("unparsable", f"coefficient larger than {MAX_COEFFICIENT}")
+        values.append(int(t))
+    return tuple(values)
+
+
+def parse_balance_answer(text: str) -> BalanceAnswer:
+    """Read a balance answer: a coefficient list, a JSON list/object, or a balanced equation."""
+    text = clean_answer(text)
+    if not text:
+        raise AnswerError("unparsable", "empty answer")
+    value = _try_json(text)
+    if isinstance(value, JsonObject):
+        return BalanceAnswer("json", terms=tuple(json_terms(value)))
+    if isinstance(value, list):
+        if len(value) > MAX_TERMS:
+            raise AnswerError("unparsable", f"more than {MAX_TERMS} coefficients")
+        return BalanceAnswer("list", coefficients=tuple(_coefficient(v, "a list entry") for v in value))
+    if value is not _NOT_JSON:
+        raise AnswerError("unparsable", "a JSON answer must be a list of coefficients or an object")
+    coefficients = _coefficient_list(text)
+    if coefficients is not None:
+        return BalanceAnswer("list", coefficients=coefficients)
+    if not any(arrow in text for arrow in _ARROW_HINTS) and " = " not in text:
+        raise AnswerError("unparsable", "expected a balanced equation (with ->, >> or =) or the coefficient list")
+    try:
+        left, right = parse_equation(text)
+    except NotationError as exc:
+        raise AnswerError("unparsable", str(exc)) from None
+    return BalanceAnswer("equation", left=tuple(left), right=tuple(right))
