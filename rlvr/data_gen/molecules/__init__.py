@@ -1,0 +1,1 @@
+"""MolecularIQ-style molecular-structure tasks: feature solvers, molecule pools, task builders."""
