@@ -63,11 +63,15 @@ def regenerate(task: Task | Mapping[str, Any]) -> Task:
 def verify(task: Task | Mapping[str, Any], completion: Any, **options: Any) -> Verdict:
     """Score ``completion`` against ``task``: a :class:`Verdict` with reward in [0, 1].
 
-    A malformed *task* raises :class:`~rlvr.task.TaskFormatError`; any completion, however
-    malformed, gets a verdict (reward 0 and a reason), never an exception.
+    A malformed *task* raises :class:`~rlvr.task.TaskFormatError` and an unknown ``reward`` mode a
+    ``ValueError`` (both are caller errors); any completion, however malformed, gets a verdict
+    (reward 0 and a reason), never an exception.
     """
     task = Task.from_dict(task)
     spec = get_family(task.family)
+    mode = options.get("reward")
+    if mode is not None and spec.reward_modes and mode not in spec.reward_modes:
+        raise ValueError(f"{task.family}: unknown reward mode {mode!r}; valid modes: {list(spec.reward_modes)}")
     try:
         verdict = spec.check(task, completion, **options)
     except TaskFormatError:

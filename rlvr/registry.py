@@ -30,6 +30,7 @@ class FamilySpec:
     - ``check(task, completion, **options) -> Verdict``: a pure function with bounded work.
     - ``oracle(task) -> str``: a minimal completion that scores 1.0 (from the ground truth).
     - ``solve(task, style) -> str``: a worked solution ending in the answer block (optional).
+    - ``reward_modes``: the values ``check`` accepts for its ``reward`` option (checked up front).
     """
 
     name: str
@@ -40,6 +41,7 @@ class FamilySpec:
     splits: tuple[str, ...]
     description: str = ""
     solve: Callable[..., str] | None = None
+    reward_modes: tuple[str, ...] = ()
     ability: str = "chemistry"
     extra: Mapping[str, Any] = field(default_factory=dict)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from rlvr.data_gen.molecules.splits import SPLITS
 from rlvr.data_gen.molecules.tasks import MolTaskConfig, generate_task
 from rlvr.registry import FamilySpec
-from rlvr.rewards.molecules import check, oracle
+from rlvr.rewards.molecules import REWARD_MODES, check, oracle
 from rlvr.task import Task
 
 
@@ -34,6 +34,7 @@ FAMILIES: list[FamilySpec] = [
         check=check,
         oracle=oracle,
         splits=SPLITS,
+        reward_modes=tuple(REWARD_MODES),
         description="MolecularIQ feature counting: integer counts (and formula/scaffold strings) of 1-5 features of a molecule",
     ),
     FamilySpec(
@@ -43,6 +44,7 @@ FAMILIES: list[FamilySpec] = [
         check=check,
         oracle=oracle,
         splits=SPLITS,
+        reward_modes=tuple(REWARD_MODES),
         description="MolecularIQ index-based attribution: atom-index lists of 1-5 features, indexed as in the SMILES shown",
     ),
     FamilySpec(
@@ -52,6 +54,7 @@ FAMILIES: list[FamilySpec] = [
         check=check,
         oracle=oracle,
         splits=SPLITS,
+        reward_modes=tuple(REWARD_MODES),
         description="MolecularIQ constrained generation: a molecule satisfying 1-5 feature constraints (==, >=, <=, ranges)",
     ),
 ]

@@ -14,6 +14,7 @@ from rlvr.data_gen.stoich.tasks import (
 )
 from rlvr.registry import FamilySpec
 from rlvr.rewards.stoich import (
+    REWARD_MODES,
     check_balance,
     check_byproduct,
     check_products,
@@ -30,6 +31,7 @@ FAMILIES: list[FamilySpec] = [
         check=check_balance,
         oracle=oracle_balance,
         splits=BASIC_SPLITS,
+        reward_modes=REWARD_MODES,
         description="Balance a chemical equation with the smallest whole-number coefficients.",
     ),
     FamilySpec(
@@ -39,6 +41,7 @@ FAMILIES: list[FamilySpec] = [
         check=check_products,
         oracle=oracle_products,
         splits=PRODUCT_SPLITS,
+        reward_modes=REWARD_MODES,
         description="ChemAlgebra Type 1: predict the product bag when every coefficient is scaled by one factor.",
     ),
     FamilySpec(
@@ -48,6 +51,7 @@ FAMILIES: list[FamilySpec] = [
         check=check_products,
         oracle=oracle_products,
         splits=PRODUCT_SPLITS,
+        reward_modes=REWARD_MODES,
         description="ChemAlgebra Type 2: predict the product bag with per-molecule coefficients and leftovers.",
     ),
     FamilySpec(
@@ -57,6 +61,7 @@ FAMILIES: list[FamilySpec] = [
         check=check_byproduct,
         oracle=oracle_byproduct,
         splits=BASIC_SPLITS,
+        reward_modes=REWARD_MODES,
         description="Name the byproducts (with coefficients) removed from a balanced reaction.",
     ),
 ]

@@ -40,7 +40,7 @@ from rlvr.data_gen.stoich import prompts
 from rlvr.data_gen.stoich.reaction import ENCODINGS, ReactionView, gcd_all, nullity
 from rlvr.data_gen.stoich.splits import DEFAULT_HOLDOUT, SPLIT_MODES, SplitSpec, cross_half, reaction_pool, reaction_splits
 from rlvr.registry import config_key
-from rlvr.rng import stable_hash, task_rng
+from rlvr.rng import stable_hash, task_rng, unit_interval
 from rlvr.task import Task
 
 PRODUCT_SPLITS: tuple[str, ...] = ("train", "valid", "test_in", "test_out", "train_cross", "valid_cross", "test_cross")
@@ -141,9 +141,20 @@ class ProductsConfig(StoichConfig):
 
 @dataclass(frozen=True)
 class BalanceConfig(StoichConfig):
-    """``stoich.balance`` options (default corpus: ``mixed``, template and classic equations)."""
+    """``stoich.balance`` options (default corpus: ``mixed``, template and classic equations).
+
+    - ``unit_share``: the share of tasks drawn from equations whose answer is all ones (``A + B -> C + D``).
+      Most template reactions are such 1:1 equations, which a model can "balance" without reasoning;
+      by default they make up 10% of the tasks (1.0 draws uniformly from the whole pool, as a corpus would).
+    """
 
     corpus: str = "mixed"
+    unit_share: float = 0.1
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not 0.0 <= float(self.unit_share) <= 1.0:
+            raise ValueError(f"unit_share must be in [0, 1], got {self.unit_share!r}")
 
 
 @dataclass(frozen=True)
@@ -476,13 +487,31 @@ def generate_balance(config: BalanceConfig, split: str, seed: int, index: int) -
     corpus = _corpus(config)
     spec = config.split_spec()
     pool = reaction_pool(corpus, config.encoding, "balance", spec, split)
-    ridx, _, epoch = pick_reaction(pool, family, seed, split, index)
+    if config.unit_share < 1.0:
+        unit, non_unit = _unit_partition(corpus, config.encoding, pool)
+        want_unit = unit_interval("stoich-balance-unit", seed, split, index) < config.unit_share
+        sub, label = (unit, "unit") if (want_unit and unit) or not non_unit else (non_unit, "non_unit")
+        ridx, _, epoch = pick_reaction(sub, f"{family}:{label}", seed, split, index)
+    else:
+        ridx, _, epoch = pick_reaction(pool, family, seed, split, index)
     view = corpus.view(ridx, config.encoding)
     assert view is not None
     rng = task_rng(seed, family, split, index)
     extra = {"reaction_split": split, "epoch": epoch, "corpus": corpus.name, "corpus_hash": corpus.content_hash[:16]}
     return build_balance_task(view, config=config, split=split, seed=seed, index=index,
                               phrasing=_phrasing(config, rng), order_rng=rng, extra_meta=extra)
+
+
+@lru_cache(maxsize=32)
+def _unit_partition(corpus, encoding: str, pool: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Split a balance pool into (all-ones equations, the rest), by the reduced reference coefficients."""
+    unit, rest = [], []
+    for i in pool:
+        view = corpus.view(i, encoding)
+        coefficients = [c for _, c in view.reactants + view.products]
+        g = gcd_all(coefficients)
+        (unit if all(c == g for c in coefficients) else rest).append(i)
+    return tuple(unit), tuple(rest)
 
 
 def generate_byproduct(config: ByproductConfig, split: str, seed: int, index: int) -> Task:
