@@ -1,0 +1,45 @@
+"""Generation backends for ``rlvr eval``.
+
+Every backend turns a batch of tasks into ``samples`` completions per task. Model backends
+(``transformers``, ``vllm``, ``openai``) import their dependencies only when built; the reference
+backends (``oracle``, ``copy-input``) need no model and give the ceiling and the floor of every table.
+"""
+from __future__ import annotations
+
+from rlvr.eval.backends.base import Backend, BackendUnavailable, Completion
+from rlvr.eval.backends.reference import CopyInputBackend, OracleBackend, copy_input_completion
+
+__all__ = ["Backend", "BackendUnavailable", "Completion", "CopyInputBackend", "OracleBackend", "copy_input_completion", "make_backend"]
+
+
+def make_backend(config) -> Backend:
+    """The backend named by ``config.backend`` (an :class:`~rlvr.eval.config.EvalConfig`)."""
+    name = config.backend
+    if name == "oracle":
+        return OracleBackend()
+    if name == "copy-input":
+        return CopyInputBackend()
+    if name == "transformers":
+        from rlvr.eval.backends.hf import TransformersBackend
+
+        return TransformersBackend(
+            config.model, adapter=config.adapter, device=config.device, dtype=config.dtype,
+            max_new_tokens=config.max_new_tokens, temperature=config.effective_temperature,
+            top_p=config.top_p, seed=config.seed, chat_template=config.chat_template, threads=config.threads,
+        )
+    if name == "vllm":
+        from rlvr.eval.backends.vllm_backend import VLLMBackend
+
+        return VLLMBackend(
+            config.model, adapter=config.adapter, dtype=config.dtype, max_new_tokens=config.max_new_tokens,
+            temperature=config.effective_temperature, top_p=config.top_p, seed=config.seed,
+        )
+    if name == "openai":
+        from rlvr.eval.backends.openai_backend import OpenAIBackend
+
+        return OpenAIBackend(
+            config.base_url, config.model, api_key_env=config.api_key_env, max_new_tokens=config.max_new_tokens,
+            temperature=config.effective_temperature, top_p=config.top_p, seed=config.seed,
+            timeout=config.request_timeout, concurrency=config.concurrency,
+        )
+    raise ValueError(f"unknown backend {name!r}")

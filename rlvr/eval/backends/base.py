@@ -1,0 +1,52 @@
+"""The backend interface."""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from rlvr.task import Task
+
+
+class BackendUnavailable(RuntimeError):
+    """A backend cannot run here (package or hardware missing); the message says how to fix it."""
+
+
+@dataclass
+class Completion:
+    """One generated completion; ``n_tokens`` is the number of generated tokens when known."""
+
+    text: str
+    n_tokens: int | None = None
+
+
+class Backend(ABC):
+    """Turns tasks into completions. Counts its work (``calls``, ``completions``) for reports and tests."""
+
+    name: str = "backend"
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.completions = 0
+
+    def generate(self, tasks: Sequence[Task], samples: int) -> list[list[Completion]]:
+        """``samples`` completions for each task, in task order."""
+        if not tasks:
+            return []
+        out = self._generate(list(tasks), int(samples))
+        if len(out) != len(tasks) or any(len(c) != samples for c in out):
+            raise RuntimeError(f"{self.name} backend returned a wrong number of completions")
+        self.calls += 1
+        self.completions += sum(len(c) for c in out)
+        return out
+
+    @abstractmethod
+    def _generate(self, tasks: list[Task], samples: int) -> list[list[Completion]]:
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """What to record about the backend in results.json."""
+        return {"backend": self.name}
+
+    def close(self) -> None:
+        """Release resources (models, pools)."""

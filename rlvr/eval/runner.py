@@ -1,0 +1,394 @@
+"""Run an evaluation: draw the fixed eval set, generate (resumably), verify, tabulate, plot."""
+from __future__ import annotations
+
+import dataclasses
+import importlib.metadata
+import json
+import logging
+import os
+import platform
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from rlvr.eval.backends import Backend, make_backend
+from rlvr.eval.config import EvalConfig, EvalConfigError
+from rlvr.eval.store import RUN_FILE, VERDICTS_FILE, VerdictLog, load_verdict_log, write_json
+from rlvr.eval.suites import (
+    SPLIT_GROUPS, draw_tasks, eval_set_digest, export_eval_set, get_suite, normalise_splits, resolve_entries,
+    task_digest,
+)
+from rlvr.task import Task
+
+log = logging.getLogger(__name__)
+
+RESULTS_FILE = "results.json"
+REPORT_FILE = "report.md"
+EVAL_SET_FILE = "eval_set.jsonl"
+#: version of the results.json layout
+RESULTS_FORMAT = 1
+
+_PACKAGES = ("rlvr-chem", "rdkit", "numpy", "torch", "transformers", "peft", "trl", "accelerate", "vllm", "matplotlib")
+
+
+@dataclass
+class EvalResult:
+    """The outcome of :func:`run_eval`: the results.json content plus where it was written."""
+
+    config: EvalConfig
+    out_dir: Path
+    results: dict[str, Any]
+    report: str = ""
+    paths: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def summary(self) -> dict[str, float]:
+        """Flat ``{metric path: value}`` (what ``rlvr eval compare`` compares)."""
+        return self.results.get("summary", {})
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """Per-task records (task info and every rollout's verdict)."""
+        return self.results.get("tasks", [])
+
+
+def package_versions() -> dict[str, str | None]:
+    """Installed versions of the packages that can change results (None when absent)."""
+    out: dict[str, str | None] = {"python": platform.python_version(), "platform": platform.platform()}
+    for name in _PACKAGES:
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def task_split(task: Task) -> str:
+    split = (task.meta or {}).get("split")
+    if isinstance(split, str) and split:
+        return split
+    parts = task.id.split(":")
+    return parts[1] if len(parts) > 1 else "?"
+
+
+def _task_options(task: Task) -> dict[str, Any]:
+    config = (task.meta or {}).get("config")
+    return dict(config) if isinstance(config, dict) else {}
+
+
+def load_eval_set(config: EvalConfig) -> tuple[list[tuple[dict[str, Any], Task]], dict[str, Any]]:
+    """The run's tasks with the options of their suite entry, and a description of the eval set."""
+    if config.tasks_file:
+        from rlvr.commands.common import read_tasks
+
+        tasks = read_tasks(config.tasks_file)
+        wanted = normalise_splits(config.splits)
+        counts: dict[tuple[str, str, str], int] = {}
+        pairs: list[tuple[dict[str, Any], Task]] = []
+        seen: set[str] = set()
+        for task in tasks:
+            split = task_split(task)
+            if wanted is not None and split not in wanted or task.id in seen:
+                continue
+            options = _task_options(task)
+            key = (task.family, split, json.dumps(options, sort_keys=True, default=str))
+            counts[key] = counts.get(key, 0) + 1
+            if config.limit is not None and counts[key] > config.limit:
+                continue
+            seen.add(task.id)
+            pairs.append((options, task))
+        if not pairs:
+            raise EvalConfigError(f"{config.tasks_file}: no task selected (splits={config.splits})")
+        info = {"source": f"file:{Path(config.tasks_file).name}", "suite": Path(config.tasks_file).stem,
+                "suite_version": "file", "entries": None}
+        return pairs, info
+    suite = get_suite(config.suite)
+    entries = resolve_entries(suite, splits=config.splits, limit=config.limit, options=config.options)
+    pairs = [(dict(entry.options), task) for entry, task in draw_tasks(entries, config.seed)]
+    info = {
+        "source": "suite", "suite": suite.name, "suite_version": suite.version,
+        "entries": [dataclasses.asdict(e) for e in entries],
+    }
+    return pairs, info
+
+
+def _check_run_file(out: Path, config: EvalConfig) -> None:
+    run_path = out / RUN_FILE
+    current = {"generation": config.generation_key()}
+    if run_path.exists():
+        try:
+            previous = json.loads(run_path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise EvalConfigError(f"{run_path} is corrupt ({exc}); use --overwrite or another --out") from exc
+        before = previous.get("generation", {})
+        diffs = [
+            f"{k}: {before.get(k)!r} -> {v!r}" for k, v in current["generation"].items() if before.get(k) != v
+        ]
+        if diffs:
+            raise EvalConfigError(
+                f"{out} holds results of a different configuration ({'; '.join(diffs)}); "
+                "rerun with the same arguments to resume, or use --overwrite or another --out"
+            )
+        return
+    write_json(run_path, current)
+
+
+def distributed_env() -> tuple[int, int]:
+    """``(rank, world_size)`` from the environment set by ``torchrun`` / ``accelerate launch``."""
+    try:
+        world = int(os.environ.get("WORLD_SIZE", "1"))
+        rank = int(os.environ.get("RANK", "0"))
+    except ValueError:
+        return 0, 1
+    if world < 1 or not 0 <= rank < world:
+        return 0, 1
+    return rank, world
+
+
+def _load_all_logs(out: Path, own: Path) -> dict[str, dict[str, Any]]:
+    done: dict[str, dict[str, Any]] = {}
+    for path in sorted(out.glob("verdicts*.jsonl")):
+        done.update(load_verdict_log(path, repair=path == own))
+    return done
+
+
+def run_eval(
+    config: EvalConfig,
+    *,
+    backend: Backend | None = None,
+    on_batch: Callable[[int, int], None] | None = None,
+    rank: int | None = None,
+    world_size: int | None = None,
+    wait_timeout: float = 6 * 3600.0,
+) -> EvalResult:
+    """Evaluate ``config`` and write results.json, report.md, plots and the eval set into the out dir.
+
+    Completed tasks are appended to the verdict log after every batch; a rerun with the same
+    generation settings reuses them and generates only what is missing (the backend is not even
+    built when nothing is). ``backend`` overrides the one ``config`` names. ``on_batch(done, total)``
+    is called after each batch.
+
+    Under ``torchrun`` / ``accelerate launch`` (or with ``rank``/``world_size``), each rank generates
+    every ``world_size``-th task into its own ``verdicts.rank<R>.jsonl``; rank 0 then waits (at most
+    ``wait_timeout`` seconds) for the other ranks' shares and writes the report. Other ranks return a
+    result without tables (``results["partial"]`` is True).
+    """
+    t_start = time.time()
+    env_rank, env_world = distributed_env()
+    rank = env_rank if rank is None else int(rank)
+    world = env_world if world_size is None else int(world_size)
+    out = config.out_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    if config.overwrite:
+        if world > 1:
+            raise EvalConfigError("--overwrite is not supported with several processes; clear --out first")
+        for path in out.glob("verdicts*.jsonl"):
+            path.unlink()
+        for name in (RUN_FILE, RESULTS_FILE, REPORT_FILE):
+            (out / name).unlink(missing_ok=True)
+        shutil.rmtree(out / "plots", ignore_errors=True)
+    pairs, set_info = load_eval_set(config)
+    tasks = [t for _, t in pairs]
+    digests = {t.id: task_digest(t) for t in tasks}
+    _check_run_file(out, config)
+    verdict_path = out / (VERDICTS_FILE if world == 1 else f"verdicts.rank{rank}.jsonl")
+    done = _load_all_logs(out, verdict_path)
+    stale = [tid for tid in digests if tid in done and done[tid].get("digest") != digests[tid]]
+    if stale:
+        raise EvalConfigError(
+            f"{out}: {len(stale)} task(s) changed since they were scored (e.g. {stale[0]}): the task generators "
+            "differ from the run that wrote this out dir; use --overwrite or another --out"
+        )
+    stale_k = [tid for tid in digests if tid in done and len(done[tid].get("rollouts", [])) != config.samples]
+    if stale_k:
+        raise EvalConfigError(f"{out}: records with a different number of samples; use --overwrite or another --out")
+    pending = [t for i, t in enumerate(tasks) if t.id not in done and i % world == rank]
+    n_resumed = sum(1 for i, t in enumerate(tasks) if t.id in done and i % world == rank)
+    if n_resumed:
+        log.info("resuming %s: %d of %d tasks already scored", out, n_resumed, len(tasks))
+    own_backend = False
+    backend_info: dict[str, Any] = {"backend": config.backend}
+    gen_seconds = verify_seconds = 0.0
+    n_generated = 0
+    if pending:
+        if backend is None:
+            backend = make_backend(config)
+            own_backend = True
+        backend_info = backend.describe()
+        pending.sort(key=lambda t: -sum(len(m.get("content", "")) for m in t.prompt))  # less padding per batch
+        try:
+            gen_seconds, verify_seconds, n_generated = _generate_pending(
+                config, backend, pending, verdict_path, done, on_batch
+            )
+        finally:
+            if own_backend:
+                backend.close()
+    elif backend is not None:
+        backend_info = backend.describe()
+    if world > 1:
+        if rank != 0:
+            return EvalResult(config=config, out_dir=out, results={
+                "partial": True, "rank": rank, "world_size": world, "completions_generated_this_run": n_generated,
+            }, paths={"verdicts": str(verdict_path)})
+        done = _wait_for_ranks(out, verdict_path, tasks, wait_timeout)
+    records = [_task_record(options, task, done[task.id]) for options, task in pairs]
+    from rlvr.eval.report import render_report, summarize
+
+    summary = summarize(records, config.samples)
+    cumulative_gen = sum(float(done[t.id].get("gen_seconds", 0.0)) for t in tasks)
+    tokens = [r["n_tokens"] for t in tasks for r in done[t.id]["rollouts"] if r.get("n_tokens") is not None]
+    previous = {}
+    if (out / RESULTS_FILE).exists():
+        try:
+            previous = json.loads((out / RESULTS_FILE).read_text(encoding="utf-8")).get("model_info") or {}
+        except json.JSONDecodeError:
+            previous = {}
+    results = {
+        "format": RESULTS_FORMAT,
+        "config": config.to_dict(),
+        "model": config.model if config.backend not in ("oracle", "copy-input") else None,
+        "adapter": config.adapter,
+        "backend": config.backend,
+        "model_info": backend_info if pending else (previous or backend_info),
+        "seed": config.seed,
+        "samples": config.samples,
+        "eval_set": {
+            **set_info, "seed": config.seed, "digest": eval_set_digest(tasks), "n_tasks": len(tasks),
+            "version": f"{set_info['suite']}/v{set_info['suite_version']}+{eval_set_digest(tasks)}",
+        },
+        "packages": package_versions(),
+        "command": sys.argv,
+        "timing": {
+            "wall_seconds": round(time.time() - t_start, 3),
+            "generation_seconds_this_run": round(gen_seconds, 3),
+            "verify_seconds_this_run": round(verify_seconds, 3),
+            "generation_seconds_total": round(cumulative_gen, 3),
+            "completions_generated_this_run": n_generated,
+            "tasks_resumed": n_resumed,
+            "tokens_generated_total": sum(tokens) if tokens else None,
+            "mean_tokens_per_completion": round(sum(tokens) / len(tokens), 1) if tokens else None,
+            "tokens_per_second": round(sum(tokens) / cumulative_gen, 2) if tokens and cumulative_gen > 0 else None,
+            "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        },
+        "summary": summary,
+        "tasks": records,
+    }
+    report = render_report(results)
+    paths = {"out": str(out), "results": str(out / RESULTS_FILE), "report": str(out / REPORT_FILE),
+             "verdicts": str(verdict_path), "eval_set": str(out / EVAL_SET_FILE)}
+    if config.plots:
+        from rlvr.eval.plots import write_plots
+
+        plot_paths = write_plots(results, out / "plots")
+        paths.update({f"plot:{Path(p).stem}": p for p in plot_paths})
+        if plot_paths:
+            report += "\n## Plots\n\n" + "\n".join(f"![{Path(p).stem}](plots/{Path(p).name})" for p in plot_paths) + "\n"
+    results["report_paths"] = paths
+    export_eval_set(tasks, out / EVAL_SET_FILE)
+    write_json(out / RESULTS_FILE, results)
+    (out / REPORT_FILE).write_text(report, encoding="utf-8")
+    return EvalResult(config=config, out_dir=out, results=results, report=report, paths=paths)
+
+
+def _wait_for_ranks(out: Path, own: Path, tasks: Sequence[Task], timeout: float) -> dict[str, dict[str, Any]]:
+    """Rank 0: poll every rank's verdict log until every task is scored."""
+    deadline = time.time() + timeout
+    while True:
+        done = _load_all_logs(out, own)
+        missing = sum(1 for t in tasks if t.id not in done)
+        if not missing:
+            return done
+        if time.time() > deadline:
+            raise TimeoutError(f"{missing} task(s) still unscored by the other ranks after {timeout:.0f} s")
+        log.info("waiting for other ranks: %d task(s) left", missing)
+        time.sleep(2.0)
+
+
+def _generate_pending(
+    config: EvalConfig,
+    backend: Backend,
+    pending: Sequence[Task],
+    verdict_path: Path,
+    done: dict[str, dict[str, Any]],
+    on_batch: Callable[[int, int], None] | None,
+) -> tuple[float, float, int]:
+    from tqdm.auto import tqdm
+
+    from rlvr.api import verify
+
+    gen_total = verify_total = 0.0
+    n_generated = 0
+    samples = config.samples
+    total = len(pending)
+    with VerdictLog(verdict_path) as vlog, tqdm(
+        total=total * samples, disable=not config.progress, desc=f"eval {config.backend}", unit="completion",
+        dynamic_ncols=True,
+    ) as bar:
+        for start in range(0, total, config.batch_size):
+            batch = list(pending[start:start + config.batch_size])
+            t0 = time.perf_counter()
+            completions = backend.generate(batch, samples)
+            gen = time.perf_counter() - t0
+            t1 = time.perf_counter()
+            new_records = []
+            for task, outs in zip(batch, completions):
+                rollouts = []
+                for comp in outs:
+                    verdict = verify(task, comp.text)
+                    rollouts.append({
+                        "completion": comp.text, "n_tokens": comp.n_tokens, "reward": float(verdict.reward),
+                        "correct": bool(verdict.correct), "reason": verdict.reason,
+                        "metrics": _jsonable(verdict.metrics),
+                    })
+                new_records.append({
+                    "task_id": task.id, "digest": task_digest(task), "rollouts": rollouts,
+                    "gen_seconds": round(gen / len(batch), 4),
+                })
+            verify_total += time.perf_counter() - t1
+            gen_total += gen
+            n_generated += len(batch) * samples
+            vlog.append(new_records)
+            for record in new_records:
+                done[record["task_id"]] = record
+            bar.update(len(batch) * samples)
+            if on_batch is not None:
+                on_batch(min(start + len(batch), total), total)
+    return gen_total, verify_total, n_generated
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        return json.loads(json.dumps(value, default=str))
+
+
+def _task_record(options: dict[str, Any], task: Task, done: dict[str, Any]) -> dict[str, Any]:
+    from rlvr.eval.report import task_info
+
+    split = task_split(task)
+    return {
+        "id": task.id,
+        "family": task.family,
+        "split": split,
+        "split_group": SPLIT_GROUPS.get(split, split),
+        "options": options,
+        "info": task_info(task),
+        "digest": done.get("digest"),
+        "rollouts": done["rollouts"],
+        "gen_seconds": done.get("gen_seconds"),
+    }
+
+
+def load_results(path: str | Path) -> dict[str, Any]:
+    """A results.json (or the out dir that holds one)."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / RESULTS_FILE
+    if not p.is_file():
+        raise FileNotFoundError(f"no results file at {p}")
+    return json.loads(p.read_text(encoding="utf-8"))

@@ -1,0 +1,46 @@
+"""Small statistics for evaluation tables: means with standard errors, unbiased pass@k, success."""
+from __future__ import annotations
+
+import math
+from typing import Iterable, Sequence
+
+
+def mean_se(values: Iterable[float]) -> tuple[float, float, int]:
+    """``(mean, standard error of the mean, n)``; the SE is 0 for fewer than two values."""
+    xs = [float(v) for v in values]
+    n = len(xs)
+    if n == 0:
+        return float("nan"), float("nan"), 0
+    mean = sum(xs) / n
+    if n < 2:
+        return mean, 0.0, n
+    var = sum((x - mean) ** 2 for x in xs) / (n - 1)
+    return mean, math.sqrt(var / n), n
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k from ``n`` samples with ``c`` correct: ``1 - C(n-c, k) / C(n, k)``."""
+    if not 0 <= c <= n:
+        raise ValueError(f"need 0 <= c <= n, got c={c}, n={n}")
+    if not 1 <= k <= n:
+        raise ValueError(f"need 1 <= k <= n, got k={k}, n={n}")
+    if n - c < k:
+        return 1.0
+    prod = 1.0
+    for i in range(n - c + 1, n + 1):
+        prod *= 1.0 - k / i
+    return 1.0 - prod
+
+
+def success(correct: Sequence[bool]) -> bool:
+    """MolecularIQ's "success": at least two of three rollouts correct, generalised to >= 2/3 of K."""
+    n = len(correct)
+    return n > 0 and 3 * sum(bool(c) for c in correct) >= 2 * n
+
+
+def pass_ks(samples: int) -> list[int]:
+    """The k values worth reporting for ``samples`` rollouts (1, 3, 5, 10 ... up to K)."""
+    ks = [k for k in (1, 2, 3, 5, 8, 10, 16, 32, 64) if k <= samples]
+    if samples not in ks:
+        ks.append(samples)
+    return ks
