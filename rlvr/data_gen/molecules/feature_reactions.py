@@ -151,7 +151,7 @@ REACTION_TEMPLATES: tuple[ReactionTemplate, ...] = (
     _t("epoxide_to_halohydrin_Cl", "ring_opening", "[CX4;r3:1]1[OX2;r3:3][CX4;r3:2]1>>[C:1]([O:3])[C:2]Cl",
        "opening of an epoxide by chloride to a chlorohydrin"),
     # --- protection / deprotection ---
-    _t("acetylation", "protection", f"[OX2H1;$(O[CX4,c]):1]>>[O:1]C(C)=O",
+    _t("acetylation", "protection", "[OX2H1;$(O[CX4,c]):1]>>[O:1]C(C)=O",
        "O-acetylation of an alcohol or phenol"),
     _t("deacetylation", "deprotection", "[OX2,NX3;$(*[#6;!$(C=O)]):1][CX3](=[OX1])[CH3]>>[*:1]",
        "removal of an acetyl group from an acetate ester or acetamide"),

@@ -424,7 +424,7 @@ INDUSTRIAL: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...]
     (("NaCl", "NH3", "CO2", "H2O"), ("NaHCO3", "NH4Cl"), ()),  # Solvay
     (("C6H12O6",), ("C2H5OH", "CO2"), ()),  # fermentation
     (("CO2", "H2O"), ("C6H12O6", "O2"), ()),  # photosynthesis
-) + tuple(((f"CO", "H2"), (f"C{n}H{2 * n + 2}" if n > 1 else "CH4", "H2O"), ("Co",)) for n in range(1, 9))  # Fischer-Tropsch
+) + tuple((("CO", "H2"), (f"C{n}H{2 * n + 2}" if n > 1 else "CH4", "H2O"), ("Co",)) for n in range(1, 9))  # Fischer-Tropsch
 
 
 def all_equations(pool_limit: int = 1200) -> list[ClassicEquation]:

@@ -9,13 +9,12 @@ is also a reactant or product), so every bag built from it conserves atoms and c
 """
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from math import gcd
 from typing import Any, Iterable, Literal, Mapping, Sequence
 
-from rlvr.chem.balance import conservation_delta
+from rlvr.chem.balance import conservation_delta, side_total
 from rlvr.chem.formula import Formula, parse_formula
 from rlvr.chem.smiles import canonical_smiles, smiles_formula
 
@@ -305,10 +304,4 @@ def _nullity_exact(rows: list[list[int]], n: int) -> int:
     return n - rank
 
 
-def side_counter(pairs: Iterable[tuple[Formula, int]]) -> Counter:
-    total: Counter = Counter()
-    for f, k in pairs:
-        for el, n in f.counts:
-            total[el] += n * k
-        total["charge"] += f.charge * k
-    return total
+side_counter = side_total  # element + charge totals of a side of (formula, coefficient) pairs

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
+from rlvr.chem.balance import side_total
 from rlvr.chem.formula import Formula
 from rlvr.chem.smiles import canonical_smiles, smiles_formula
 
@@ -191,19 +192,12 @@ class RebalanceResult:
     add_products: tuple[tuple[str, int], ...] = ()
 
 
-def _totals(side: Iterable[tuple[Formula, int]]) -> Counter:
-    total: Counter = Counter()
-    for f, k in side:
-        for el, n in f.counts:
-            total[el] += n * k
-        total["charge"] += f.charge * k
-    return total
 
 
 def rebalance(left: Iterable[tuple[Formula, int]], right: Iterable[tuple[Formula, int]]) -> RebalanceResult:
     """Complete ``left -> right`` with whitelist molecules when the difference decomposes uniquely."""
-    diff = _totals(right)
-    diff.subtract(_totals(left))
+    diff = side_total(right)
+    diff.subtract(side_total(left))
     diff = Counter({k: v for k, v in diff.items() if v})
     if not diff:
         return RebalanceResult("balanced")
