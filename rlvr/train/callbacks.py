@@ -1,0 +1,101 @@
+"""Trainer callbacks: step timing and the reward-driven curriculum."""
+from __future__ import annotations
+
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from transformers import TrainerCallback
+
+from rlvr.train.curriculum import Curriculum
+
+log = logging.getLogger(__name__)
+
+CURRICULUM_STATE_FILE = "rlvr_curriculum.json"
+
+
+def _annotate(state: Any, logs: dict[str, Any], **values: Any) -> None:
+    """Add values to the current log record (the trainer appended it to log_history before callbacks run)."""
+    logs.update(values)
+    if state.log_history:
+        state.log_history[-1].update(values)
+
+
+class StepTimerCallback(TrainerCallback):
+    """Measures wall-clock seconds per optimizer step (for the run summary; TRL logs ``step_time`` itself)."""
+
+    def __init__(self) -> None:
+        self._t_step: float | None = None
+        self.durations: list[float] = []
+
+    def on_step_begin(self, args, state, control, **kwargs):
+        self._t_step = time.perf_counter()
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if self._t_step is not None:
+            d = time.perf_counter() - self._t_step
+            self.durations.append(d)
+            self._t_step = None
+
+    @property
+    def mean_step_seconds(self) -> float | None:
+        """Mean seconds per step over the run (the first step, which warms up, excluded when possible)."""
+        d = self.durations[1:] if len(self.durations) > 1 else self.durations
+        return sum(d) / len(d) if d else None
+
+
+class CurriculumCallback(TrainerCallback):
+    """Feeds train logs to a :class:`Curriculum`, logs its level and saves it with each checkpoint."""
+
+    def __init__(self, curriculum: Curriculum) -> None:
+        self.curriculum = curriculum
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        # resuming: the trainer has loaded trainer_state from the checkpoint; the level lives beside it
+        resume = getattr(args, "resume_from_checkpoint", None)
+        if resume and state.global_step > 0:
+            path = Path(str(resume)) / CURRICULUM_STATE_FILE
+            if path.is_file():
+                self.curriculum.load_state_dict(json.loads(path.read_text()))
+                log.info("curriculum resumed at level %d (%s=%r)", self.curriculum.level, self.curriculum.option, self.curriculum.value)
+
+    def on_log(self, args, state, control, logs: dict[str, Any] | None = None, **kwargs):
+        if logs is None or any(k.startswith("eval_") for k in logs):
+            return
+        level = self.curriculum.level  # the level the logged step trained at
+        if self.curriculum.observe(logs, state.global_step):
+            log.info(
+                "curriculum: step %d -> level %d (%s=%r)",
+                state.global_step, self.curriculum.level, self.curriculum.option, self.curriculum.value,
+            )
+        _annotate(state, logs, curriculum_level=level)
+
+    def on_save(self, args, state, control, **kwargs):
+        if not state.is_world_process_zero:
+            return
+        ckpt = Path(args.output_dir) / f"checkpoint-{state.global_step}"
+        if ckpt.is_dir():
+            (ckpt / CURRICULUM_STATE_FILE).write_text(json.dumps(self.curriculum.state_dict()))
+
+
+class TimeBudgetCallback(TrainerCallback):
+    """Stops training (and saves) once ``minutes`` of wall-clock training time have passed."""
+
+    def __init__(self, minutes: float) -> None:
+        if minutes <= 0:
+            raise ValueError("time budget must be > 0 minutes")
+        self.seconds = float(minutes) * 60.0
+        self._t0: float | None = None
+        self.stopped_at: int | None = None
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        self._t0 = time.perf_counter()
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if self._t0 is not None and time.perf_counter() - self._t0 >= self.seconds and not control.should_training_stop:
+            control.should_training_stop = True
+            control.should_save = args.save_strategy != "no"
+            self.stopped_at = state.global_step
+            log.info("time budget of %.1f min reached at step %d: stopping", self.seconds / 60, state.global_step)

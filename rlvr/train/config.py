@@ -1,0 +1,229 @@
+"""Recipe parsing: TRL's ``TrlParser`` over (TaskArguments, GRPOConfig | RLOOConfig, ModelConfig).
+
+A recipe is a YAML file whose keys are fields of those three dataclasses (plus TRL's ``env``
+mapping), so every TRL/transformers training option is available from YAML or the command line
+(``--key value`` overrides the file). The algorithm is chosen first (``algorithm: grpo|rloo``),
+because GRPOConfig and RLOOConfig share most field names and cannot sit in one parser.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+#: algorithms wired to TRL trainers
+ALGORITHMS = ("grpo", "rloo")
+#: default reward functions (names in :mod:`rlvr.rewards`, or dotted import paths)
+DEFAULT_REWARD_FUNCS = ["chem_reward", "format_reward"]
+#: default in / cross / out eval splits of the stoichiometry families
+STOICH_EVAL_SPLITS = ["test_in", "test_cross", "test_out"]
+
+
+def _load_structured(value: Any, what: str) -> Any:
+    """A YAML/JSON string from the command line -> Python object; other values pass through."""
+    if value is None or not isinstance(value, str):
+        return value
+    text = value.strip()
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        import yaml
+
+        try:
+            return yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise ValueError(f"{what}: cannot parse {value!r} as JSON or YAML ({exc})") from exc
+
+
+@dataclass
+class TaskArguments:
+    """What to train on and how it is rewarded (the rlvr part of a recipe).
+
+    Families are given either as ``families`` (names, optionally ``name:weight``) plus shared
+    ``task_options``, or as a full ``mixture`` list of ``{family, weight, options}`` mappings.
+    """
+
+    algorithm: str = field(default="grpo", metadata={"help": "grpo or rloo (PPO with a critic: see docs/training.md, verl export)"})
+    families: list[str] = field(
+        default_factory=lambda: ["stoich.t1"],
+        metadata={"help": "task families to mix, each NAME or NAME:WEIGHT (e.g. stoich.t1:2 mol.count)"},
+    )
+    task_options: dict | str | None = field(
+        default=None, metadata={"help": "options for every family in `families` (YAML mapping or JSON string)"}
+    )
+    mixture: dict | str | None = field(
+        default=None,
+        metadata={"help": "full mixture: list of {family, weight, options} (YAML list or JSON); overrides `families`"},
+    )
+    train_split: str = field(default="train", metadata={"help": "split the training tasks come from"})
+    train_size: int = field(
+        default=0,
+        metadata={"help": "0: an unbounded stream of fresh tasks; N > 0: a fixed dataset of N tasks (epochs repeat them)"},
+    )
+    task_seed: int = field(default=0, metadata={"help": "seed of the task generators (independent of the model seed)"})
+    eval_splits: list[str] | None = field(
+        default=None,
+        metadata={"help": "named eval sets, one per split of the training mixture (e.g. test_in test_cross test_out)"},
+    )
+    eval_sets: dict | str | None = field(
+        default=None,
+        metadata={
+            "help": "named eval sets as a mapping name -> {split, families | mixture, options, size} "
+            "(e.g. easy / hard molecule pools); added to `eval_splits`"
+        },
+    )
+    eval_size: int = field(default=32, metadata={"help": "tasks per eval set"})
+    eval_seed: int = field(default=1234, metadata={"help": "seed of the eval-set tasks (fixed across runs)"})
+    reward_funcs: list[str] = field(
+        default_factory=lambda: list(DEFAULT_REWARD_FUNCS),
+        metadata={"help": "reward functions: names in rlvr.rewards (chem_reward, format_reward, ...) or dotted paths"},
+    )
+    reward_mode: str | None = field(
+        default=None,
+        metadata={"help": "scoring mode passed to the checkers (em, f1, jaccard, shaped); default: the family's own"},
+    )
+    curriculum: dict | str | None = field(
+        default=None,
+        metadata={
+            "help": "curriculum: {option, levels: [...], metric: reward, threshold, window, min_steps} -- the option "
+            "steps to the next level when the rolling mean of `metric` reaches `threshold`"
+        },
+    )
+    system_prompt: str | None = field(
+        default=None, metadata={"help": "replaces the tasks' system message (None: the task's own)"}
+    )
+    prompt_style: str = field(
+        default="default",
+        metadata={"help": "default (the family's prompt) or compact (stoich.t1/t2: mixture, reaction, one rule; short, for CPU)"},
+    )
+    few_shot: int = field(default=0, metadata={"help": "solved training tasks shown as user/assistant turns before each question"})
+    few_shot_seed: int = field(default=4242, metadata={"help": "seed of the few-shot demonstrations (drawn from the train split)"})
+    max_train_minutes: float = field(
+        default=0.0, metadata={"help": "stop training after this many minutes (0: no limit; max_steps still applies)"}
+    )
+    save_final_model: bool = field(default=True, metadata={"help": "save the final adapter/model to output_dir"})
+
+    def __post_init__(self) -> None:
+        self.algorithm = str(self.algorithm).lower()
+        if self.algorithm == "ppo":
+            raise ValueError(
+                "PPO with a learned critic is not available in TRL 1.x; use algorithm: grpo (num_iterations > 1 gives "
+                "the PPO-style clipped update) or rloo, or export tasks for verl (`rlvr export --format verl`)"
+            )
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {self.algorithm!r}")
+        if isinstance(self.families, str):
+            self.families = [f for f in self.families.replace(",", " ").split() if f]
+        self.task_options = _load_structured(self.task_options, "task_options") or {}
+        if not isinstance(self.task_options, dict):
+            raise ValueError(f"task_options must be a mapping, got {type(self.task_options).__name__}")
+        self.mixture = _load_structured(self.mixture, "mixture")
+        self.eval_sets = _load_structured(self.eval_sets, "eval_sets") or {}
+        if not isinstance(self.eval_sets, dict):
+            raise ValueError("eval_sets must be a mapping name -> {split, ...}")
+        self.curriculum = _load_structured(self.curriculum, "curriculum")
+        if isinstance(self.reward_funcs, str):
+            self.reward_funcs = [f for f in self.reward_funcs.replace(",", " ").split() if f]
+        if self.few_shot < 0:
+            raise ValueError("few_shot must be >= 0")
+        if self.prompt_style not in ("default", "compact"):
+            raise ValueError(f"prompt_style must be default or compact, got {self.prompt_style!r}")
+        if self.train_size < 0 or self.eval_size < 0:
+            raise ValueError("train_size and eval_size must be >= 0")
+
+    def mix(self) -> list[Any]:
+        """The training mixture as :class:`rlvr.data_gen.datasets.FamilyMix` list (``task_options`` applied)."""
+        return build_mix(self.mixture, self.families, self.task_options)
+
+
+def build_mix(mixture: Any, families: Sequence[str] | None, options: dict | None) -> list[Any]:
+    """``mixture`` (list of {family, weight, options, split} or a ``"fam[@split][:w],..."`` string) or
+    ``families`` (``NAME[@SPLIT][:WEIGHT]`` items) -> ``FamilyMix`` list, shared ``options`` under each
+    entry's own."""
+    from rlvr.data_gen.datasets import FamilyMix, parse_mix
+
+    source = mixture if mixture else list(families or [])
+    if not source:
+        raise ValueError("no task families given (set `families` or `mixture`)")
+    return [FamilyMix(c.family, c.weight, {**(options or {}), **c.options}, c.split) for c in parse_mix(source)]
+
+
+def _peek_algorithm(args: Sequence[str]) -> str:
+    """The algorithm named on the command line or in the ``--config`` YAML (default grpo)."""
+    args = list(args)
+    for i, a in enumerate(args):
+        if a.startswith("--algorithm="):
+            return a.split("=", 1)[1].lower()
+        if a == "--algorithm" and i + 1 < len(args):
+            return args[i + 1].lower()
+    if "--config" in args:
+        i = args.index("--config")
+        if i + 1 < len(args):
+            import yaml
+
+            path = args[i + 1]
+            if not os.path.isfile(path):
+                raise FileNotFoundError(f"recipe {path!r} not found")
+            with open(path, encoding="utf-8") as fh:
+                data = yaml.safe_load(fh) or {}
+            if isinstance(data, dict) and data.get("algorithm"):
+                return str(data["algorithm"]).lower()
+    return "grpo"
+
+
+def config_classes(algorithm: str) -> tuple[type, type, type]:
+    """``(TaskArguments, GRPOConfig|RLOOConfig, ModelConfig)`` for ``algorithm``."""
+    from trl import GRPOConfig, ModelConfig, RLOOConfig
+
+    algorithm = algorithm.lower()
+    if algorithm == "ppo":
+        TaskArguments(algorithm="ppo")  # raises with the explanation
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {algorithm!r}")
+    return TaskArguments, (GRPOConfig if algorithm == "grpo" else RLOOConfig), ModelConfig
+
+
+def make_parser(algorithm: str = "grpo", prog: str | None = None) -> Any:
+    """A ``TrlParser`` over the three recipe dataclasses of ``algorithm``."""
+    from trl import TrlParser
+
+    return TrlParser(config_classes(algorithm), prog=prog)
+
+
+def parse_recipe(args: Sequence[str] | None = None, *, prog: str | None = None) -> tuple[Any, Any, Any]:
+    """Parse ``--config recipe.yaml`` plus command-line overrides into (task, training, model) args.
+
+    Without an accelerator, CPU mode is forced (``use_cpu``, no bf16/fp16); an unset model is the embedded one.
+    """
+    import sys
+
+    argv = list(sys.argv[1:] if args is None else args)
+    parser = make_parser(_peek_algorithm(argv), prog=prog)
+    if not has_accelerator():
+        # TrainingArguments validates bf16 against the hardware while parsing, so CPU mode must be
+        # requested before; appended last, it overrides a GPU recipe's bf16 (bf16 is slower on CPU anyway)
+        argv += CPU_OVERRIDES
+    task_args, training_args, model_args = parser.parse_args_and_config(argv)
+    if not getattr(model_args, "model_name_or_path", None):
+        model_args.model_name_or_path = "default"
+    return task_args, training_args, model_args
+
+
+#: appended to the arguments on machines without an accelerator
+CPU_OVERRIDES = ["--use_cpu", "true", "--bf16", "false", "--fp16", "false"]
+
+
+def has_accelerator() -> bool:
+    """True when torch sees a CUDA, XPU or MPS device."""
+    import torch
+
+    if torch.cuda.is_available():
+        return True
+    xpu = getattr(torch, "xpu", None)
+    if xpu is not None and xpu.is_available():
+        return True
+    mps = getattr(torch.backends, "mps", None)
+    return bool(mps is not None and mps.is_available())

@@ -1,0 +1,69 @@
+"""The training entry point shared by ``rlvr train``, ``python -m rlvr.train`` and ``scripts/train.py``.
+
+All three run unchanged under ``accelerate launch`` or ``torchrun`` (one process per rank).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+USAGE = """usage: rlvr train --config RECIPE.yaml [--KEY VALUE ...]
+
+Train with TRL GRPO or RLOO on rlvr task families. A recipe is a YAML file of TaskArguments
+(rlvr: algorithm, families, task_options, eval_splits, reward_funcs, curriculum, ...), GRPOConfig or
+RLOOConfig (TRL/transformers training options) and ModelConfig (model_name_or_path, use_peft,
+lora_*) fields; any field can be overridden on the command line. RECIPE may also be a recipe
+name (e.g. quickstart, grpo/stoich_t1_formula) looked up in ./recipes.
+
+Multi-process: accelerate launch --config_file recipes/accelerate/ddp.yaml -m rlvr.train --config ...
+Full option list: rlvr train --config RECIPE.yaml --help
+"""
+
+
+def find_recipe(name: str) -> str:
+    """A recipe path: ``name`` itself if it exists, else ``recipes/<name>[.yaml]`` (cwd, then repo root)."""
+    if os.path.isfile(name):
+        return name
+    roots = [Path.cwd() / "recipes", Path(__file__).resolve().parents[2] / "recipes"]
+    for root in roots:
+        for candidate in (root / name, root / f"{name}.yaml"):
+            if candidate.is_file():
+                return str(candidate)
+    raise FileNotFoundError(f"recipe {name!r} not found (looked in {[str(r) for r in roots]})")
+
+
+def _setup_logging() -> None:
+    rank = int(os.environ.get("RANK", os.environ.get("LOCAL_RANK", "0")) or 0)
+    logging.basicConfig(
+        level=logging.INFO if rank == 0 else logging.WARNING,
+        format=f"%(asctime)s [rank{rank}] %(name)s: %(message)s",
+        datefmt="%H:%M:%S",
+    )
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "rlvr train") -> int:
+    """Parse a recipe (+ overrides), train, print a one-line JSON summary on the main process."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args in (["-h"], ["--help"]):
+        print(USAGE)
+        return 0
+    if "--config" in args:
+        i = args.index("--config")
+        if i + 1 >= len(args):
+            raise ValueError("--config needs a recipe path or name")
+        args[i + 1] = find_recipe(args[i + 1])
+    _setup_logging()
+    from rlvr.train.config import parse_recipe
+    from rlvr.train.runner import train
+
+    task_args, training_args, model_args = parse_recipe(args, prog=prog)
+    result = train(task_args, training_args, model_args)
+    if int(os.environ.get("RANK", "0") or 0) == 0:
+        summary = {k: result.to_dict()[k] for k in ("output_dir", "algorithm", "global_step", "world_size", "seconds", "seconds_per_step")}
+        summary["train_reward"] = result.last_train_log.get("reward")
+        print(json.dumps(summary))
+    return 0

@@ -1,0 +1,259 @@
+"""The CPU proof: evaluate the embedded model, train it with GRPO + LoRA, evaluate again.
+
+``rlvr quickstart`` runs :func:`run_quickstart`: a fixed eval set (in / cross / out splits of the
+recipe's family) is scored before and after a short GRPO run, and a table reports, per split,
+format compliance (an ``<answer>`` block that parses) separately from correctness (exact match,
+F1 on (molecule, coefficient) counts, and the training reward).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+log = logging.getLogger(__name__)
+
+#: verdict reasons meaning the answer could not be read at all (format failures)
+FORMAT_FAIL_REASONS = frozenset({"no_answer", "too_long", "unparsable", "checker_error"})
+
+
+@dataclass
+class SplitScore:
+    """Scores of one model on one eval split."""
+
+    split: str
+    n: int
+    format_ok: float
+    valid: float
+    exact_match: float
+    f1: float
+    reward: float
+
+    def row(self) -> list[str]:
+        return [f"{100 * v:.1f}" for v in (self.format_ok, self.valid, self.exact_match, self.f1, self.reward)]
+
+
+@dataclass
+class QuickstartResult:
+    """Before/after scores, training summary and where everything was written."""
+
+    output_dir: str
+    before: dict[str, SplitScore]
+    after: dict[str, SplitScore]
+    train: dict[str, Any]
+    seconds: dict[str, float] = field(default_factory=dict)
+    table: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        return d
+
+
+def score_records(records: Sequence[dict[str, Any]], reward_mode: str = "f1") -> dict[str, SplitScore]:
+    """Per-split scores from ``rlvr.eval`` task records (first rollout of each task).
+
+    ``reward`` is the training reward's scoring mode re-applied: the mean of the metric named
+    ``reward_mode`` (``f1``, ``jaccard`` or ``em``).
+    """
+    by_split: dict[str, list[dict[str, Any]]] = {}
+    for rec in records:
+        by_split.setdefault(rec.get("split_group") or rec["split"], []).append(rec["rollouts"][0])
+    key = {"f1": "f1", "shaped": "f1", "jaccard": "jaccard"}.get(reward_mode, "em")
+    out = {}
+    for split, rolls in by_split.items():
+        n = len(rolls)
+        metric = lambda name: sum(float((r.get("metrics") or {}).get(name, 0.0) or 0.0) for r in rolls) / n  # noqa: E731
+        out[split] = SplitScore(
+            split=split,
+            n=n,
+            format_ok=sum(r["reason"] not in FORMAT_FAIL_REASONS for r in rolls) / n,
+            valid=metric("valid"),
+            exact_match=sum(bool(r["correct"]) for r in rolls) / n,
+            f1=metric("f1"),
+            reward=metric(key),
+        )
+    return out
+
+
+def _order(splits: Sequence[str]) -> list[str]:
+    rank = {"in": 0, "cross": 1, "out": 2}
+    return sorted(splits, key=lambda s: (rank.get(s, 9), s))
+
+
+def render_table(before: dict[str, SplitScore], after: dict[str, SplitScore]) -> str:
+    """A Markdown table: per split, format / valid / EM / F1 before -> after (percent)."""
+    headers = ["split", "n", "format ok %", "valid %", "exact match %", "F1 %"]
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    for split in _order(list(dict.fromkeys([*before, *after]))):
+        b, a = before.get(split), after.get(split)
+        cells = [split, str((a or b).n)]
+        for attr in ("format_ok", "valid", "exact_match", "f1"):
+            vb = getattr(b, attr) * 100 if b else None
+            va = getattr(a, attr) * 100 if a else None
+            if vb is not None and va is not None:
+                cells.append(f"{vb:.1f} -> {va:.1f} ({va - vb:+.1f})")
+            else:
+                cells.append("–")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def write_eval_tasks(path: Path, mix: Sequence[Any], splits: Sequence[str], n: int, seed: int, shaper: Any = None) -> Path:
+    """Write the fixed eval set (``n`` tasks per split of the mixture) as a task JSONL.
+
+    ``shaper`` (a :class:`rlvr.train.prompts.PromptShaper`) gives the tasks the prompts the model
+    is trained with; ids and ground truths stay the generator's.
+    """
+    from rlvr.data_gen.datasets import Mixture
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as fh:
+        for split in splits:
+            mixture = Mixture(list(mix), split, seed)
+            for i in range(n):
+                task = mixture.task_at(i)
+                if shaper is not None:
+                    task = shaper.shape_task(task)
+                fh.write(task.to_json() + "\n")
+    return path
+
+
+def evaluate(model: str, adapter: str | None, tasks_file: Path, out: Path, *, max_new_tokens: int, batch_size: int) -> Any:
+    """Greedy evaluation of ``model`` (+ ``adapter``) on ``tasks_file`` with :mod:`rlvr.eval`."""
+    from rlvr.eval.config import EvalConfig
+    from rlvr.eval.runner import run_eval
+
+    config = EvalConfig(
+        model=model, adapter=adapter, tasks_file=str(tasks_file), out=str(out), backend="transformers",
+        max_new_tokens=max_new_tokens, batch_size=batch_size, samples=1, device="cpu", dtype="float32",
+        plots=False, overwrite=True,
+    )
+    return run_eval(config)
+
+
+def run_quickstart(
+    *,
+    recipe: str = "quickstart",
+    output_dir: str = "outputs/quickstart",
+    minutes: float | None = None,
+    max_steps: int | None = None,
+    eval_size: int | None = None,
+    max_new_tokens: int | None = None,
+    eval_batch_size: int = 16,
+    overrides: Sequence[str] = (),
+    skip_before: bool = False,
+) -> QuickstartResult:
+    """Evaluate, train (GRPO + LoRA on the recipe), evaluate again; write a report into ``output_dir``."""
+    from rlvr.train.config import parse_recipe
+    from rlvr.train.entry import find_recipe
+    from rlvr.train.runner import train
+
+    t_all = time.time()
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    args = ["--config", find_recipe(recipe), "--output_dir", str(out / "train"), *overrides]
+    if minutes is not None:
+        args += ["--max_train_minutes", str(minutes)]
+    if max_steps is not None:
+        args += ["--max_steps", str(max_steps)]
+    if eval_size is not None:
+        args += ["--eval_size", str(eval_size)]
+    task_args, training_args, model_args = parse_recipe(args, prog="rlvr quickstart")
+    # eval happens before and after, with rlvr.eval; none during this short run
+    training_args.eval_strategy = "no"
+    from rlvr.train.model import resolve_model
+
+    model = resolve_model(model_args.model_name_or_path)
+    splits = list(task_args.eval_splits or ["test_in", "test_cross", "test_out"])
+    new_tokens = int(max_new_tokens or training_args.max_completion_length or 64)
+    from rlvr.train.data import make_shaper
+
+    tasks_file = write_eval_tasks(
+        out / "eval_tasks.jsonl", task_args.mix(), splits, task_args.eval_size, task_args.eval_seed, make_shaper(task_args)
+    )
+    seconds: dict[str, float] = {}
+    reward_mode = task_args.reward_mode or "em"
+
+    before: dict[str, SplitScore] = {}
+    before_file = out / "eval_before" / "scores.json"
+    if skip_before and before_file.is_file():
+        before = {k: SplitScore(**v) for k, v in json.loads(before_file.read_text()).items()}
+    else:
+        t0 = time.time()
+        res = evaluate(model, None, tasks_file, out / "eval_before", max_new_tokens=new_tokens, batch_size=eval_batch_size)
+        seconds["eval_before"] = round(time.time() - t0, 1)
+        before = score_records(res.records, reward_mode)
+        before_file.write_text(json.dumps({k: asdict(v) for k, v in before.items()}, indent=2))
+
+    t0 = time.time()
+    result = train(task_args, training_args, model_args)
+    seconds["train"] = round(time.time() - t0, 1)
+
+    t0 = time.time()
+    res = evaluate(model, str(out / "train"), tasks_file, out / "eval_after", max_new_tokens=new_tokens, batch_size=eval_batch_size)
+    seconds["eval_after"] = round(time.time() - t0, 1)
+    after = score_records(res.records, reward_mode)
+    (out / "eval_after" / "scores.json").write_text(json.dumps({k: asdict(v) for k, v in after.items()}, indent=2))
+    seconds["total"] = round(time.time() - t_all, 1)
+
+    train_summary = {
+        "steps": result.global_step,
+        "seconds_per_step": result.seconds_per_step,
+        "last_train_reward": result.last_train_log.get("reward"),
+        "family": [m.family for m in task_args.mix()],
+        "options": [m.options for m in task_args.mix()],
+        "reward_funcs": task_args.reward_funcs,
+        "reward_mode": task_args.reward_mode,
+    }
+    train_summary.update(_reward_curve(Path(training_args.output_dir)))
+    table = render_table(before, after)
+    qs = QuickstartResult(output_dir=str(out), before=before, after=after, train=train_summary, seconds=seconds, table=table)
+    (out / "quickstart.json").write_text(json.dumps(qs.to_dict(), indent=2, default=str))
+    (out / "quickstart.md").write_text(report_markdown(qs))
+    return qs
+
+
+def _reward_curve(train_dir: Path) -> dict[str, Any]:
+    """First/last-quarter mean train reward (and format reward) from the final trainer state."""
+    states = sorted(train_dir.glob("checkpoint-*/trainer_state.json"), key=lambda p: int(p.parent.name.split("-")[1]))
+    if not states:
+        return {}
+    logs = [h for h in json.loads(states[-1].read_text())["log_history"] if "reward" in h]
+    if len(logs) < 2:
+        return {}
+    q = max(1, len(logs) // 4)
+
+    def mean(items, key):
+        vals = [h[key] for h in items if h.get(key) is not None]
+        return round(sum(vals) / len(vals), 4) if vals else None
+
+    out = {"train_reward_first_quarter": mean(logs[:q], "reward"), "train_reward_last_quarter": mean(logs[-q:], "reward")}
+    for key in logs[0]:
+        if key.startswith("rewards/") and key.endswith("/mean"):
+            name = key.split("/")[1]
+            out[f"{name}_first_quarter"] = mean(logs[:q], key)
+            out[f"{name}_last_quarter"] = mean(logs[-q:], key)
+    return out
+
+
+def report_markdown(qs: QuickstartResult) -> str:
+    """The quickstart report (what the command prints at the end)."""
+    t = qs.train
+    lines = [
+        "# rlvr quickstart",
+        "",
+        f"GRPO + LoRA on {', '.join(t['family'])} ({t['options'][0] if t['options'] else {}}), "
+        f"{t['steps']} steps at {t['seconds_per_step']:.1f} s/step; rewards {t['reward_funcs']} (mode {t['reward_mode']}).",
+        "",
+        qs.table,
+        "",
+        "format ok = the completion has an <answer> block that parses; exact match = the whole product bag is right;",
+        "F1 = partial credit on (molecule, coefficient) counts. Greedy decoding, same tasks before and after.",
+    ]
+    if "train_reward_first_quarter" in t:
+        lines += ["", f"train reward: first quarter {t['train_reward_first_quarter']} -> last quarter {t['train_reward_last_quarter']}"]
+    lines += ["", "seconds: " + ", ".join(f"{k} {v}" for k, v in qs.seconds.items()), f"output: {qs.output_dir}"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,257 @@
+"""Build and run a TRL GRPO/RLOO trainer from parsed recipe arguments.
+
+The same code runs in one process or under ``accelerate launch``/``torchrun``: TRL's samplers give
+every rank a disjoint slice of each generation batch, rewards are gathered across ranks before the
+group advantages are computed, and only the main process writes checkpoints.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from rlvr.train.config import TaskArguments
+
+log = logging.getLogger(__name__)
+
+#: ``resume_from_checkpoint`` values meaning "the newest checkpoint in output_dir"
+RESUME_LAST = {"last", "latest", "auto", "true", "yes", "1"}
+
+
+@dataclass
+class TrainResult:
+    """What a finished run reports (also written to ``output_dir/run_info.json``)."""
+
+    output_dir: str
+    algorithm: str
+    model: str
+    global_step: int
+    world_size: int
+    seconds: float
+    seconds_per_step: float
+    final_dir: str | None
+    resumed_from: str | None
+    last_train_log: dict[str, Any] = field(default_factory=dict)
+    eval_metrics: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _named_eval_trainer(base: type) -> type:
+    """A subclass of a TRL trainer whose eval metrics carry the eval-set name.
+
+    TRL logs generation metrics (reward, per-function rewards, lengths) of every eval set as
+    ``eval_reward``; with a dict of eval sets they would be indistinguishable. Here they become
+    ``eval_<name>_reward`` etc., next to transformers' own ``eval_<name>_loss``.
+    """
+
+    class NamedEvalTrainer(base):  # type: ignore[misc, valid-type]
+        _rlvr_eval_prefix: str | None = None
+
+        def evaluate(self, eval_dataset=None, ignore_keys=None, metric_key_prefix: str = "eval"):
+            previous = self._rlvr_eval_prefix
+            self._rlvr_eval_prefix = metric_key_prefix
+            try:
+                return super().evaluate(eval_dataset=eval_dataset, ignore_keys=ignore_keys, metric_key_prefix=metric_key_prefix)
+            finally:
+                self._rlvr_eval_prefix = previous
+
+        def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
+            prefix = self._rlvr_eval_prefix
+            if not self.model.training and prefix and prefix.startswith("eval_"):
+                name = prefix[len("eval_"):]
+                metrics = self._metrics["eval"]
+                renamed = {f"{name}_{key}": values for key, values in metrics.items()}
+                metrics.clear()
+                metrics.update(renamed)
+            super().log(logs, start_time)
+
+    NamedEvalTrainer.__name__ = f"Rlvr{base.__name__}"
+    NamedEvalTrainer.__qualname__ = NamedEvalTrainer.__name__
+    return NamedEvalTrainer
+
+
+def trainer_class(algorithm: str) -> type:
+    """The TRL trainer class (with named eval metrics) for ``algorithm``."""
+    from trl import GRPOTrainer, RLOOTrainer
+
+    return _named_eval_trainer(GRPOTrainer if algorithm == "grpo" else RLOOTrainer)
+
+
+def check_gpu_only_options(training_args: Any) -> None:
+    """Fail early, with a clear message, on options that need hardware or packages this machine lacks."""
+    import importlib.util
+
+    from rlvr.train.config import has_accelerator
+
+    if getattr(training_args, "use_vllm", False):
+        if importlib.util.find_spec("vllm") is None:
+            raise RuntimeError("use_vllm needs the vllm package (pip install 'rlvr-chem[vllm]') and a CUDA GPU")
+        if not has_accelerator():
+            raise RuntimeError("use_vllm needs a CUDA GPU; on CPU, leave use_vllm off (generation uses transformers)")
+    if getattr(training_args, "deepspeed", None):
+        if importlib.util.find_spec("deepspeed") is None:
+            raise RuntimeError("a DeepSpeed config was given but deepspeed is not installed (pip install 'rlvr-chem[deepspeed]')")
+        if not has_accelerator():
+            raise RuntimeError("DeepSpeed ZeRO needs a GPU; on CPU use DDP (accelerate launch --multi_gpu with use_cpu)")
+
+
+def model_init_kwargs(training_args: Any, model_args: Any) -> dict[str, Any]:
+    """Keyword arguments TRL uses to load the policy (and reference) model."""
+    kwargs: dict[str, Any] = {
+        "revision": model_args.model_revision,
+        "trust_remote_code": getattr(training_args, "trust_remote_code", False),
+        "attn_implementation": model_args.attn_implementation,
+        "dtype": model_args.dtype or ("float32" if getattr(training_args, "use_cpu", False) else "auto"),
+    }
+    if isinstance(training_args.model_init_kwargs, dict):
+        kwargs.update(training_args.model_init_kwargs)
+    return {k: v for k, v in kwargs.items() if v is not None}
+
+
+def resolve_resume(output_dir: str, resume: Any) -> str | None:
+    """A checkpoint path for ``resume_from_checkpoint`` (``last``/``true`` -> newest in ``output_dir``)."""
+    if resume in (None, False, "", "none", "false", "no", "0"):
+        return None
+    if isinstance(resume, bool) or str(resume).lower() in RESUME_LAST:
+        from transformers.trainer_utils import get_last_checkpoint
+
+        last = get_last_checkpoint(output_dir) if os.path.isdir(output_dir) else None
+        if last is None:
+            log.warning("resume requested but %s has no checkpoint; starting from scratch", output_dir)
+        return last
+    if not os.path.isdir(str(resume)):
+        raise FileNotFoundError(f"resume_from_checkpoint: {resume} is not a checkpoint folder")
+    return str(resume)
+
+
+def build_trainer(
+    task_args: TaskArguments,
+    training_args: Any,
+    model_args: Any,
+    *,
+    callbacks: Sequence[Any] = (),
+) -> Any:
+    """A ready-to-train TRL trainer for the recipe (model, tokenizer, datasets, rewards, LoRA, callbacks)."""
+    from trl import get_peft_config
+
+    from rlvr.train.callbacks import CurriculumCallback, StepTimerCallback, TimeBudgetCallback
+    from rlvr.train.data import build_eval_sets, build_train_dataset
+    from rlvr.train.model import load_tokenizer, resolve_model
+    from rlvr.train.rewards import resolve_reward_funcs
+
+    check_gpu_only_options(training_args)
+    model_path = resolve_model(model_args.model_name_or_path or "default")
+    model_args.model_name_or_path = model_path
+    tokenizer = load_tokenizer(model_path, revision=model_args.model_revision)
+    training_args.model_init_kwargs = model_init_kwargs(training_args, model_args)
+
+    curriculum = None
+    if task_args.curriculum:
+        from rlvr.train.curriculum import Curriculum
+
+        curriculum = Curriculum.from_config(task_args.curriculum)
+    train_dataset = build_train_dataset(task_args, training_args, curriculum=curriculum)
+    eval_dataset = None
+    strategy = str(getattr(training_args, "eval_strategy", "no")).lower().split(".")[-1]
+    if strategy != "no":
+        eval_dataset = build_eval_sets(task_args) or None
+        if eval_dataset is None:
+            raise ValueError("eval_strategy is set but no eval sets are configured (eval_splits / eval_sets)")
+    reward_funcs = resolve_reward_funcs(task_args.reward_funcs, reward_mode=task_args.reward_mode)
+
+    all_callbacks = [StepTimerCallback()]
+    if curriculum is not None:
+        all_callbacks.append(CurriculumCallback(curriculum))
+    if task_args.max_train_minutes > 0:
+        all_callbacks.append(TimeBudgetCallback(task_args.max_train_minutes))
+    all_callbacks.extend(callbacks)
+
+    peft_config = get_peft_config(model_args) if model_args.use_peft else None
+    cls = trainer_class(task_args.algorithm)
+    trainer = cls(
+        model=model_path,
+        reward_funcs=reward_funcs,
+        args=training_args,
+        train_dataset=train_dataset,
+        eval_dataset=eval_dataset,
+        processing_class=tokenizer,
+        peft_config=peft_config,
+        callbacks=all_callbacks,
+    )
+    return trainer
+
+
+def train(
+    task_args: TaskArguments,
+    training_args: Any,
+    model_args: Any,
+    *,
+    callbacks: Sequence[Any] = (),
+) -> TrainResult:
+    """Run a recipe end to end: train (resuming if asked), save the final adapter/model, report."""
+    requested_model = model_args.model_name_or_path or "default"
+    resume = resolve_resume(training_args.output_dir, training_args.resume_from_checkpoint)
+    training_args.resume_from_checkpoint = resume
+    t0 = time.time()
+    trainer = build_trainer(task_args, training_args, model_args, callbacks=callbacks)
+    start_step = 0
+    if resume:
+        state_file = Path(resume) / "trainer_state.json"
+        if state_file.is_file():
+            start_step = int(json.loads(state_file.read_text()).get("global_step", 0))
+    output = trainer.train(resume_from_checkpoint=resume)
+    seconds = time.time() - t0
+    final_dir = None
+    if task_args.save_final_model:
+        trainer.save_model(training_args.output_dir)
+        final_dir = training_args.output_dir
+    history = trainer.state.log_history
+    train_logs = [h for h in history if "reward" in h]
+    eval_metrics: dict[str, Any] = {}
+    for h in history:
+        eval_metrics.update({k: v for k, v in h.items() if k.startswith("eval_")})
+    steps_run = max(trainer.state.global_step - start_step, 1)
+    timer = next((c for c in trainer.callback_handler.callbacks if c.__class__.__name__ == "StepTimerCallback"), None)
+    per_step = timer.mean_step_seconds if timer is not None and timer.mean_step_seconds else output.metrics.get("train_runtime", seconds) / steps_run
+    result = TrainResult(
+        output_dir=str(training_args.output_dir),
+        algorithm=task_args.algorithm,
+        model=str(requested_model),
+        global_step=int(trainer.state.global_step),
+        world_size=int(trainer.accelerator.num_processes),
+        seconds=round(seconds, 2),
+        seconds_per_step=round(float(per_step), 3),
+        final_dir=final_dir,
+        resumed_from=resume,
+        last_train_log=train_logs[-1] if train_logs else {},
+        eval_metrics=eval_metrics,
+    )
+    if trainer.accelerator.is_main_process:
+        out = Path(training_args.output_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "run_info.json").write_text(json.dumps(result.to_dict(), indent=2, default=str))
+        try:
+            from rlvr.train.plots import plot_training_curve
+
+            plot_training_curve(history, out / "reward_curve.png", title=f"{task_args.algorithm} {out.name}")
+        except Exception:  # noqa: BLE001 - a plot must never fail a finished run
+            log.warning("could not plot the reward curve", exc_info=True)
+    _finish(trainer)
+    return result
+
+
+def _finish(trainer: Any) -> None:
+    """Close trackers and the process group (TRL's own scripts do the same at the end)."""
+    end = getattr(trainer, "end", None)
+    if callable(end):
+        try:
+            end()
+            return
+        except Exception:  # noqa: BLE001 - best effort at shutdown
+            log.debug("trainer.end() failed", exc_info=True)

@@ -1,0 +1,429 @@
+"""SFT cold start on worked solutions, then GRPO/RLOO from it, in one command (``rlvr sft``).
+
+Small models given a strict verifiable reward often score zero on every completion, so every
+group advantage is zero and RL learns nothing. A short supervised cold start on correct, reasoned
+demonstrations fixes that; rlvr writes those demonstrations itself
+(:func:`rlvr.data_gen.solutions.worked_solution`, each one verified at reward 1.0).
+
+Flow of :func:`train_with_cold_start`:
+
+1. build ``sft_train_size`` prompt/completion rows (conversational) from the training split of the
+   recipe's mixture (a task seed of its own, so the RL stream does not replay them);
+2. train a LoRA adapter with TRL's ``SFTTrainer`` for ``sft_steps`` steps (loss on the completion
+   only), saved to ``<sft_output_dir>/adapter``;
+3. merge the adapter into the base weights (``<sft_output_dir>/merged``): this is the "after SFT"
+   model, and GRPO's starting point *and* reference policy;
+4. run the recipe's GRPO/RLOO (:func:`rlvr.train.runner.train`) from the merged model with a fresh
+   LoRA adapter; ``sft_only: true`` stops after step 3.
+
+Recipes are the usual training recipes plus ``sft_*`` keys (:class:`SFTArguments`), parsed with
+TRL's ``TrlParser`` so every option is also a command-line override.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from rlvr.rng import stable_hash
+from rlvr.task import Task
+
+log = logging.getLogger(__name__)
+
+USAGE = """usage: rlvr sft --config RECIPE.yaml [--KEY VALUE ...]
+
+SFT cold start (LoRA, TRL SFTTrainer) on verified worked solutions from the training split, merged
+into the base model, then GRPO/RLOO from it. A recipe holds the usual training keys (TaskArguments,
+GRPOConfig/RLOOConfig, ModelConfig; see `rlvr train`) plus sft_* keys (sft_steps, sft_train_size,
+sft_style, sft_learning_rate, sft_batch_size, sft_only, ...). RECIPE may be a name under ./recipes
+(e.g. sft/stoich_t1_formula). Full option list: rlvr sft --config RECIPE.yaml --help
+"""
+
+
+@dataclass
+class SFTArguments:
+    """The ``sft_*`` part of a recipe: the cold start before RL."""
+
+    sft_steps: int = field(default=50, metadata={"help": "SFT optimizer steps (0: no cold start, plain RL)"})
+    sft_train_size: int = field(default=256, metadata={"help": "worked-solution rows from the training split"})
+    sft_mixture: dict | str | None = field(
+        default=None,
+        metadata={"help": "families for the SFT rows as a mixture list (YAML/JSON); default: the RL mixture"},
+    )
+    sft_split: str = field(default="train", metadata={"help": "split the SFT rows come from"})
+    sft_task_seed: int | None = field(
+        default=None, metadata={"help": "task seed of the SFT rows (default: derived from task_seed, disjoint from RL's)"}
+    )
+    sft_style: str = field(default="terse", metadata={"help": "worked-solution style: terse or detailed"})
+    sft_max_chars: int | None = field(default=None, metadata={"help": "character budget of one worked solution"})
+    sft_learning_rate: float = field(default=2.0e-4, metadata={"help": "SFT learning rate"})
+    sft_lr_scheduler_type: str = field(default="constant", metadata={"help": "SFT learning-rate schedule"})
+    sft_warmup_steps: int = field(default=0, metadata={"help": "SFT warm-up steps"})
+    sft_batch_size: int = field(default=4, metadata={"help": "SFT per-device batch size"})
+    sft_gradient_accumulation_steps: int = field(default=1, metadata={"help": "SFT gradient accumulation"})
+    sft_max_length: int = field(default=1024, metadata={"help": "SFT max tokens per prompt+completion"})
+    sft_logging_steps: int = field(default=1, metadata={"help": "SFT logging interval (steps)"})
+    sft_output_dir: str | None = field(default=None, metadata={"help": "SFT output folder (default: <output_dir>/sft)"})
+    sft_only: bool = field(default=False, metadata={"help": "stop after the cold start (no RL)"})
+    sft_report_to: list[str] | None = field(default=None, metadata={"help": "SFT trackers (default: none)"})
+
+    def __post_init__(self) -> None:
+        from rlvr.data_gen.solutions import STYLES
+
+        if self.sft_steps < 0 or self.sft_train_size < 0:
+            raise ValueError("sft_steps and sft_train_size must be >= 0")
+        if self.sft_steps > 0 and self.sft_train_size == 0:
+            raise ValueError("sft_steps > 0 needs sft_train_size > 0")
+        if self.sft_style not in STYLES:
+            raise ValueError(f"sft_style must be one of {list(STYLES)}, got {self.sft_style!r}")
+        if isinstance(self.sft_mixture, str):
+            from rlvr.train.config import _load_structured
+
+            self.sft_mixture = _load_structured(self.sft_mixture, "sft_mixture")
+        if isinstance(self.sft_report_to, str):
+            self.sft_report_to = [self.sft_report_to]
+
+
+@dataclass
+class SFTDatasetStats:
+    """How an SFT dataset was filled: rows per family and tasks skipped (no verified solution)."""
+
+    rows: int
+    skipped: int
+    by_family: dict[str, int]
+    mean_completion_chars: float
+
+
+@dataclass
+class SFTResult:
+    """What a cold start reports (also written to ``<sft_output_dir>/sft_info.json``)."""
+
+    output_dir: str
+    adapter_dir: str | None
+    merged_dir: str | None
+    base_model: str
+    steps: int
+    seconds: float
+    train_loss: float | None
+    first_loss: float | None
+    last_loss: float | None
+    dataset: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# ---------------------------------------------------------------------------------------------
+# data
+# ---------------------------------------------------------------------------------------------
+
+
+def sft_rows(
+    mix: Any,
+    n: int,
+    *,
+    split: str = "train",
+    seed: int = 0,
+    style: str = "terse",
+    max_chars: int | None = None,
+    start: int = 0,
+    max_skip_fraction: float = 0.5,
+    system_prompt: str | None = None,
+    shape: Callable[[Task], list[dict[str, str]]] | None = None,
+) -> tuple[list[dict[str, Any]], SFTDatasetStats]:
+    """``n`` rows (``prompt``, ``completion`` + task columns) with verified worked solutions.
+
+    Rows follow the deterministic mixture order from index ``start``; a task whose solution cannot be
+    written within the budget is skipped (counted), and more than ``max_skip_fraction`` of skips is
+    an error (the mixture or budget is wrong, not a few odd tasks). ``system_prompt`` replaces the
+    tasks' system messages; ``shape`` (task -> messages) rewrites the whole prompt, e.g. the training
+    recipe's prompt shaping, so SFT rows and RL prompts read alike. The completion is always the
+    worked solution of the task itself.
+    """
+    from rlvr.data_gen.datasets import Mixture, task_row
+    from rlvr.data_gen.solutions import SolutionError, solution_messages
+
+    mixture = mix if isinstance(mix, Mixture) else Mixture(mix, split, seed)
+    rows: list[dict[str, Any]] = []
+    skipped = 0
+    by_family: Counter = Counter()
+    chars = 0
+    index = int(start)
+    limit = int(start) + max(int(n / max(1e-9, 1 - max_skip_fraction)) + 1, n + 1)
+    while len(rows) < n:
+        if index >= limit:
+            raise RuntimeError(
+                f"only {len(rows)} of {n} SFT rows could be written ({skipped} tasks skipped); "
+                "raise sft_max_chars or check the mixture"
+            )
+        task = mixture.task_at(index)
+        index += 1
+        try:
+            completion = solution_messages(task, style, max_chars=max_chars)
+        except SolutionError as exc:
+            skipped += 1
+            log.debug("SFT row skipped: %s", exc)
+            continue
+        row = task_row(task)
+        if shape is not None:
+            row["prompt"] = [{"role": str(m["role"]), "content": str(m["content"])} for m in shape(task)]
+        if system_prompt:
+            row["prompt"] = [{"role": "system", "content": system_prompt}] + [
+                m for m in row["prompt"] if m.get("role") != "system"
+            ]
+        row["completion"] = completion
+        rows.append(row)
+        by_family[task.family] += 1
+        chars += len(completion[0]["content"])
+    stats = SFTDatasetStats(len(rows), skipped, dict(sorted(by_family.items())), round(chars / max(len(rows), 1), 1))
+    return rows, stats
+
+
+def build_sft_dataset(mix: Any, n: int, **kwargs: Any) -> tuple[Any, SFTDatasetStats]:
+    """A ``datasets.Dataset`` of :func:`sft_rows` (prompt/completion conversational columns for ``SFTTrainer``)."""
+    from datasets import Dataset
+
+    rows, stats = sft_rows(mix, n, **kwargs)
+    return Dataset.from_list(rows), stats
+
+
+def sft_mixture(task_args: Any, sft_args: SFTArguments) -> list[Any]:
+    """The SFT mixture (``FamilyMix`` list): ``sft_mixture`` if set, else the recipe's RL training mixture."""
+    from rlvr.train.config import build_mix
+
+    if sft_args.sft_mixture:
+        return build_mix(sft_args.sft_mixture, None, None)
+    return task_args.mix()
+
+
+def recipe_prompt_shape(task_args: Any) -> Callable[[Task], list[dict[str, str]]] | None:
+    """The recipe's prompt shaping (system prompt, compact style, few-shot turns) as used for RL, or None."""
+    from rlvr.train.data import make_shaper
+
+    shaper = make_shaper(task_args)
+    return shaper.messages if shaper.active else None
+
+
+def sft_seed(task_args: Any, sft_args: SFTArguments) -> int:
+    """Task seed of the SFT rows: explicit, or derived from the RL task seed (so RL never replays them)."""
+    if sft_args.sft_task_seed is not None:
+        return int(sft_args.sft_task_seed)
+    return int(stable_hash("rlvr-sft", getattr(task_args, "task_seed", 0)) & 0x7FFFFFFF)
+
+
+# ---------------------------------------------------------------------------------------------
+# training
+# ---------------------------------------------------------------------------------------------
+
+
+def make_sft_config(sft_args: SFTArguments, output_dir: str, *, use_cpu: bool, seed: int = 0, **overrides: Any) -> Any:
+    """TRL ``SFTConfig`` for the cold start (completion-only loss, no checkpoints, CPU-aware)."""
+    from trl import SFTConfig
+
+    kwargs: dict[str, Any] = dict(
+        output_dir=output_dir,
+        max_steps=int(sft_args.sft_steps),
+        per_device_train_batch_size=int(sft_args.sft_batch_size),
+        gradient_accumulation_steps=int(sft_args.sft_gradient_accumulation_steps),
+        learning_rate=float(sft_args.sft_learning_rate),
+        lr_scheduler_type=sft_args.sft_lr_scheduler_type,
+        warmup_steps=int(sft_args.sft_warmup_steps),
+        logging_steps=int(sft_args.sft_logging_steps),
+        max_length=int(sft_args.sft_max_length),
+        completion_only_loss=True,
+        save_strategy="no",
+        report_to=list(sft_args.sft_report_to or []),
+        seed=int(seed),
+        use_cpu=bool(use_cpu),
+        bf16=False if use_cpu else None,
+        dataset_num_proc=None,
+        model_init_kwargs={"dtype": "float32"} if use_cpu else None,
+    )
+    kwargs = {k: v for k, v in kwargs.items() if v is not None}
+    kwargs.update(overrides)
+    return SFTConfig(**kwargs)
+
+
+def lora_config(model_args: Any) -> Any:
+    """The LoRA config of the recipe's ModelConfig (r, alpha, dropout, target modules), as TRL builds it."""
+    from trl import get_peft_config
+
+    if not getattr(model_args, "use_peft", False):
+        return None
+    return get_peft_config(model_args)
+
+
+def merge_adapter(model: Any, tokenizer: Any, out_dir: str) -> str:
+    """Merge a trained PEFT model into its base weights and save model + tokenizer to ``out_dir``."""
+    merged = model.merge_and_unload() if hasattr(model, "merge_and_unload") else model
+    target = Path(out_dir)
+    target.mkdir(parents=True, exist_ok=True)
+    merged.save_pretrained(str(target))
+    tokenizer.save_pretrained(str(target))
+    return str(target)
+
+
+def run_sft(
+    model_path: str,
+    dataset: Any,
+    sft_args: SFTArguments,
+    *,
+    output_dir: str,
+    peft_config: Any = None,
+    use_cpu: bool = True,
+    seed: int = 0,
+    merge: bool = True,
+    dataset_stats: SFTDatasetStats | None = None,
+    config_overrides: dict[str, Any] | None = None,
+) -> SFTResult:
+    """Train ``model_path`` on ``dataset`` with ``SFTTrainer``; save the adapter and (``merge``) the merged model."""
+    from trl import SFTTrainer
+
+    from rlvr.train.model import load_tokenizer
+
+    t0 = time.time()
+    tokenizer = load_tokenizer(model_path)
+    config = make_sft_config(sft_args, output_dir, use_cpu=use_cpu, seed=seed, **(config_overrides or {}))
+    trainer = SFTTrainer(
+        model=model_path,
+        args=config,
+        train_dataset=dataset,
+        processing_class=tokenizer,
+        peft_config=peft_config,
+    )
+    output = trainer.train()
+    losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
+    accelerator = trainer.accelerator
+    adapter_dir = str(Path(output_dir) / "adapter") if peft_config is not None else None
+    merged_dir = str(Path(output_dir) / "merged") if merge else None
+    if adapter_dir is not None:
+        trainer.save_model(adapter_dir)  # every rank calls it (sharded backends need that); rank 0 writes
+    if merged_dir is not None and accelerator.is_main_process:
+        merge_adapter(accelerator.unwrap_model(trainer.model), tokenizer, merged_dir)
+    accelerator.wait_for_everyone()
+    result = SFTResult(
+        output_dir=str(output_dir),
+        adapter_dir=adapter_dir,
+        merged_dir=merged_dir,
+        base_model=str(model_path),
+        steps=int(trainer.state.global_step),
+        seconds=round(time.time() - t0, 2),
+        train_loss=float(output.training_loss) if output.training_loss is not None else None,
+        first_loss=float(losses[0]) if losses else None,
+        last_loss=float(losses[-1]) if losses else None,
+        dataset=asdict(dataset_stats) if dataset_stats is not None else {},
+    )
+    if accelerator.is_main_process:
+        Path(output_dir).mkdir(parents=True, exist_ok=True)
+        (Path(output_dir) / "sft_info.json").write_text(json.dumps(result.to_dict(), indent=2))
+    return result
+
+
+def cold_start(task_args: Any, sft_args: SFTArguments, training_args: Any, model_args: Any) -> SFTResult:
+    """Steps 1-3: SFT rows from the recipe's training split, LoRA SFT, merge (see the module docstring)."""
+    from rlvr.train.model import resolve_model
+
+    base = resolve_model(model_args.model_name_or_path or "default")
+    out = sft_args.sft_output_dir or str(Path(training_args.output_dir) / "sft")
+    dataset, stats = build_sft_dataset(
+        sft_mixture(task_args, sft_args),
+        sft_args.sft_train_size,
+        split=sft_args.sft_split,
+        seed=sft_seed(task_args, sft_args),
+        style=sft_args.sft_style,
+        max_chars=sft_args.sft_max_chars,
+        shape=recipe_prompt_shape(task_args),
+    )
+    log.info("SFT cold start: %d rows (%s), %d skipped, mean %.0f chars", stats.rows, stats.by_family, stats.skipped,
+             stats.mean_completion_chars)
+    return run_sft(
+        base,
+        dataset,
+        sft_args,
+        output_dir=out,
+        peft_config=lora_config(model_args),
+        use_cpu=bool(getattr(training_args, "use_cpu", False)),
+        seed=int(getattr(training_args, "seed", 0)),
+        merge=True,
+        dataset_stats=stats,
+    )
+
+
+def train_with_cold_start(task_args: Any, sft_args: SFTArguments, training_args: Any, model_args: Any) -> tuple[SFTResult | None, Any]:
+    """SFT cold start (unless ``sft_steps == 0``), then the recipe's RL from the merged model (unless ``sft_only``)."""
+    from rlvr.train.runner import train
+
+    sft_result = None
+    if sft_args.sft_steps > 0:
+        sft_result = cold_start(task_args, sft_args, training_args, model_args)
+        model_args.model_name_or_path = sft_result.merged_dir
+    if sft_args.sft_only:
+        return sft_result, None
+    return sft_result, train(task_args, training_args, model_args)
+
+
+# ---------------------------------------------------------------------------------------------
+# recipe parsing and entry point
+# ---------------------------------------------------------------------------------------------
+
+
+def make_parser(algorithm: str = "grpo", prog: str | None = None) -> Any:
+    """A ``TrlParser`` over (TaskArguments, SFTArguments, GRPOConfig|RLOOConfig, ModelConfig)."""
+    from trl import TrlParser
+
+    from rlvr.train.config import config_classes
+
+    task_cls, train_cls, model_cls = config_classes(algorithm)
+    return TrlParser((task_cls, SFTArguments, train_cls, model_cls), prog=prog)
+
+
+def parse_sft_recipe(args: Sequence[str] | None = None, *, prog: str | None = None) -> tuple[Any, SFTArguments, Any, Any]:
+    """Parse ``--config recipe.yaml`` plus overrides into (task, sft, training, model) arguments."""
+    from rlvr.train.config import CPU_OVERRIDES, _peek_algorithm, has_accelerator
+
+    argv = list(sys.argv[1:] if args is None else args)
+    parser = make_parser(_peek_algorithm(argv), prog=prog)
+    if not has_accelerator():
+        argv += CPU_OVERRIDES
+    task_args, sft_args, training_args, model_args = parser.parse_args_and_config(argv)
+    if not getattr(model_args, "model_name_or_path", None):
+        model_args.model_name_or_path = "default"
+    return task_args, sft_args, training_args, model_args
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "rlvr sft") -> int:
+    """Parse a recipe, run the cold start and the RL, print a one-line JSON summary (main process)."""
+    from rlvr.train.entry import _setup_logging, find_recipe
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args in (["-h"], ["--help"]):
+        print(USAGE)
+        return 0
+    if "--config" in args:
+        i = args.index("--config")
+        if i + 1 >= len(args):
+            raise ValueError("--config needs a recipe path or name")
+        args[i + 1] = find_recipe(args[i + 1])
+    _setup_logging()
+    task_args, sft_args, training_args, model_args = parse_sft_recipe(args, prog=prog)
+    sft_result, rl_result = train_with_cold_start(task_args, sft_args, training_args, model_args)
+    if int(os.environ.get("RANK", "0") or 0) == 0:
+        summary: dict[str, Any] = {"output_dir": training_args.output_dir}
+        if sft_result is not None:
+            summary["sft"] = {k: sft_result.to_dict()[k] for k in ("merged_dir", "steps", "seconds", "first_loss", "last_loss")}
+        if rl_result is not None:
+            rl = rl_result.to_dict()
+            summary["rl"] = {k: rl[k] for k in ("algorithm", "global_step", "seconds", "seconds_per_step")}
+            summary["rl"]["train_reward"] = rl_result.last_train_log.get("reward")
+        print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - python -m rlvr.train.sft
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""Two CPU processes (gloo) under ``accelerate launch``: disjoint tasks, gathered rewards, one checkpoint."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    """An unused loopback port, so concurrent runs never collide on the rendezvous port."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_two_process_run(tmp_path, tiny_model, make_recipe):
+    if shutil.which("accelerate") is None:
+        pytest.skip("accelerate CLI not installed")
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    out = tmp_path / "out"
+    # per rank: 2 completions = one prompt x num_generations 2, so every group lives on one rank
+    recipe = make_recipe(
+        tmp_path / "r.yaml", tiny_model, out,
+        per_device_train_batch_size=2, num_generations=2, max_steps=2, save_steps=2,
+        reward_funcs=["probe_rewards.probe_reward"],
+    )
+    env = dict(os.environ)
+    env["RLVR_PROBE_DIR"] = str(probe)
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent), str(ROOT), env.get("PYTHONPATH", "")])
+    env["OMP_NUM_THREADS"] = "1"
+    cmd = [
+        sys.executable, "-m", "accelerate.commands.launch",
+        "--config_file", str(ROOT / "recipes" / "accelerate" / "cpu_ddp.yaml"),
+        "--main_process_port", str(_free_port()),
+        str(ROOT / "scripts" / "train.py"), "--config", str(recipe),
+    ]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    calls = {r: [json.loads(x) for x in (probe / f"rank{r}.jsonl").read_text().splitlines()] for r in (0, 1)}
+    for r in (0, 1):
+        assert calls[r] and all(c["world_size"] == 2 and c["env_world_size"] == 2 and c["rank"] == r for c in calls[r])
+    ids0 = {i for c in calls[0] for i in c["ids"]}
+    ids1 = {i for c in calls[1] for i in c["ids"]}
+    assert ids0 and ids1 and not ids0 & ids1, "ranks trained on overlapping tasks"
+    # the logged reward of step 1 is the mean over BOTH ranks' rewards (gathered), not rank 0's alone
+    state = json.loads((out / "checkpoint-2" / "trainer_state.json").read_text())
+    logged = [h["reward"] for h in state["log_history"] if "reward" in h]
+    first = calls[0][0]["rewards"] + calls[1][0]["rewards"]
+    assert logged[0] == pytest.approx(sum(first) / len(first), abs=1e-5)
+    # one checkpoint, written once
+    assert sorted(p.name for p in out.glob("checkpoint-*")) == ["checkpoint-2"]
+    assert (out / "checkpoint-2" / "adapter_model.safetensors").is_file()
+    info = json.loads((out / "run_info.json").read_text())
+    assert info["world_size"] == 2 and info["global_step"] == 2
