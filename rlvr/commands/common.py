@@ -71,3 +71,27 @@ def write_jsonl(records: Iterable[dict[str, Any]], fh: TextIO) -> int:
         fh.write(json.dumps(record, ensure_ascii=False) + "\n")
         n += 1
     return n
+
+
+def register_passthrough(sub, name: str, help: str, entry: str) -> None:
+    """A subcommand whose every argument belongs to another parser (e.g. TRL's ``TrlParser``).
+
+    The subparser recognises no options of its own (``+`` prefix) and hands ``argv`` to
+    ``entry`` (``"module:function"``, called as ``function(argv, prog="rlvr NAME")``).
+    """
+    import argparse
+
+    def run(args: argparse.Namespace) -> int:
+        import importlib
+
+        module_name, _, attr = entry.partition(":")
+        main = getattr(importlib.import_module(module_name), attr)
+        try:
+            return main(args.args, prog=f"rlvr {name}")
+        except RuntimeError as exc:
+            print(f"rlvr {name}: error: {exc}", file=sys.stderr)
+            return 2
+
+    p = sub.add_parser(name, help=help, add_help=False, prefix_chars="+")
+    p.add_argument("args", nargs="*", help="--config RECIPE.yaml and --KEY VALUE overrides")
+    p.set_defaults(func=run)
