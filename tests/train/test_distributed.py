@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -45,8 +46,16 @@ def test_two_process_run(tmp_path, tiny_model, make_recipe):
         "--main_process_port", str(_free_port()),
         str(ROOT / "scripts" / "train.py"), "--config", str(recipe),
     ]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr[-4000:]
+    # own process group: on a timeout the launcher *and* its two workers are killed, never orphaned
+    with subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                          start_new_session=True) as proc:
+        try:
+            _, stderr = proc.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            pytest.fail("two-process run did not finish within 300 s")
+    assert proc.returncode == 0, stderr[-4000:]
     calls = {r: [json.loads(x) for x in (probe / f"rank{r}.jsonl").read_text().splitlines()] for r in (0, 1)}
     for r in (0, 1):
         assert calls[r] and all(c["world_size"] == 2 and c["env_world_size"] == 2 and c["rank"] == r for c in calls[r])
