@@ -240,12 +240,25 @@ def iter_rows(
     with_solution: bool = False,
     style: str = "terse",
 ) -> Iterator[dict[str, Any]]:
-    """Rows for global indices ``start .. start+n`` (unbounded if ``n`` is None) owned by ``rank``."""
+    """Rows for global indices ``start .. start+n`` (unbounded if ``n`` is None) owned by ``rank``.
+
+    With ``with_solution`` a task whose solution cannot be derived from its prompt (some ``paper``
+    semantics Type 2 tasks) yields no row, so a dataset may hold fewer than ``n`` rows.
+    """
     _check_rank(rank, world_size)
     mixture = mix if isinstance(mix, Mixture) else Mixture(mix, split, seed)
     stop = None if n is None else start + int(n)
     for index in shard_indices(int(start), stop, int(rank), int(world_size)):
-        yield task_row(mixture.task_at(index, curriculum), with_solution=with_solution, style=style)
+        task = mixture.task_at(index, curriculum)
+        if with_solution:
+            from rlvr.data_gen.solutions import SolutionError
+
+            try:
+                yield task_row(task, with_solution=True, style=style)
+            except SolutionError:  # no derivable solution (e.g. some `paper`-semantics tasks): no SFT row
+                continue
+        else:
+            yield task_row(task, style=style)
 
 
 def build_dataset(

@@ -138,7 +138,7 @@ def test_sft_only_stops_before_rl(tiny, tmp_path, capsys):
 
 @pytest.mark.parametrize("recipe", RECIPES, ids=[p.stem for p in RECIPES])
 def test_shipped_recipes_parse(recipe):
-    task_args, sft_args, training_args, model_args = parse_sft_recipe(["--config", str(recipe)])
+    task_args, sft_args, training_args, _ = parse_sft_recipe(["--config", str(recipe)])
     assert sft_args.sft_steps > 0 and sft_args.sft_train_size > 0
     assert task_args.mix()
     assert training_args.max_completion_length >= 256  # room for the reasoning the cold start teaches

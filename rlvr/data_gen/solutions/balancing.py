@@ -218,7 +218,6 @@ def derive_balance(
             for i in list(values):
                 if values[i].coef:
                     values[i] = Lin(values[i].const + values[i].coef * t)
-            expressed = [i for i in range(n_species) if i in values and i != pivot]
             break
         else:
             if len(values) == n_species:  # pragma: no cover

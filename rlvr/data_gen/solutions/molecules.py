@@ -214,7 +214,7 @@ def _section(key: str, smiles: str, values: dict[str, Any]) -> list[tuple[str, b
         atoms = sorted({a for m in mapped for a in m})
         if len(mapped) == count and atoms == sorted(index or []):
             if mapped:
-                lines.append((f"Instances: " + "; ".join(f"[{st.tokens(m)}]" for m in mapped) + ".", False))
+                lines.append(("Instances: " + "; ".join(f"[{st.tokens(m)}]" for m in mapped) + ".", False))
             else:
                 lines.append(("No atoms match this group.", False))
             explained = True
@@ -226,7 +226,7 @@ def _section(key: str, smiles: str, values: dict[str, Any]) -> list[tuple[str, b
         atoms = sorted({a for m in mapped for a in m})
         if len(mapped) == count and atoms == sorted(index or []):
             if mapped:
-                lines.append((f"Reactive sites: " + "; ".join(f"[{st.tokens(m)}]" for m in mapped) + ".", False))
+                lines.append(("Reactive sites: " + "; ".join(f"[{st.tokens(m)}]" for m in mapped) + ".", False))
             else:
                 lines.append(("No site matches the template.", False))
             explained = True
