@@ -24,6 +24,25 @@ def parse_option_pairs(pairs: list[str] | None) -> dict[str, Any]:
     return options
 
 
+def add_task_option_args(p) -> None:
+    """The family-option flags shared by ``rlvr sample`` and ``rlvr export``."""
+    p.add_argument("--encoding", help="stoichiometry: formula or smiles")
+    p.add_argument("--load", type=int, help="molecular tasks: features per question (1, 2, 3, 5)")
+    p.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="any family option (repeatable)")
+    p.add_argument("--with-solution", action="store_true", help="add a worked-solution `completion` column")
+    p.add_argument("--style", default="terse", choices=["terse", "detailed"], help="worked-solution style")
+
+
+def task_options(args) -> dict[str, Any]:
+    """Family options from ``-o KEY=VALUE`` plus the ``--encoding`` / ``--load`` shortcuts."""
+    options = parse_option_pairs(args.option)
+    if args.encoding is not None:
+        options["encoding"] = args.encoding
+    if args.load is not None:
+        options["load"] = args.load
+    return options
+
+
 @contextmanager
 def open_out(path: str | None) -> Iterator[TextIO]:
     """Open ``path`` for writing (atomically via a temp file), or stdout for None/``-``."""

@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from rlvr.commands.common import parse_option_pairs
+from rlvr.commands.common import add_task_option_args, task_options
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,11 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--start", type=int, default=0, help="first row index")
     p.add_argument("--format", dest="fmt", default="jsonl", choices=["jsonl", "parquet", "hf", "verl"])
     p.add_argument("--out", required=True, help="output file (jsonl/parquet/verl) or folder (hf)")
-    p.add_argument("--encoding", help="stoichiometry: formula or smiles")
-    p.add_argument("--load", type=int, help="molecular tasks: features per question")
-    p.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="a family option (repeatable)")
-    p.add_argument("--with-solution", action="store_true", help="add a worked-solution `completion` column")
-    p.add_argument("--style", default="terse", choices=["terse", "detailed"], help="worked-solution style")
+    add_task_option_args(p)
     p.set_defaults(func=run)
 
 
@@ -36,11 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from rlvr.data_gen.datasets import FamilyMix, parse_mix
     from rlvr.data_gen.export import export_tasks
 
-    options = parse_option_pairs(args.option)
-    if args.encoding is not None:
-        options["encoding"] = args.encoding
-    if args.load is not None:
-        options["load"] = args.load
+    options = task_options(args)
     mix = [FamilyMix(m.family, m.weight, {**m.options, **options}, m.split) for m in parse_mix(args.family)]
     count = export_tasks(mix, args.split, args.n, args.fmt, args.out, seed=args.seed, start=args.start,
                          with_solution=args.with_solution, style=args.style)

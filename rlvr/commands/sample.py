@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from rlvr.commands.common import open_out, parse_option_pairs, write_jsonl
+from rlvr.commands.common import add_task_option_args, open_out, task_options, write_jsonl
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -13,23 +13,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-n", type=int, default=10, help="number of tasks")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--start", type=int, default=0, help="first task index")
-    p.add_argument("--encoding", help="stoichiometry: formula or smiles")
-    p.add_argument("--load", type=int, help="molecular tasks: features per question (1, 2, 3, 5)")
-    p.add_argument("--with-solution", action="store_true", help="add a worked-solution `completion` column")
-    p.add_argument("--style", default="terse", choices=["terse", "detailed"], help="worked-solution style")
-    p.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="any family option (repeatable)")
     p.add_argument("--out", help="output JSONL (default stdout)")
+    add_task_option_args(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from rlvr.api import sample
 
-    options = parse_option_pairs(args.option)
-    if args.encoding is not None:
-        options["encoding"] = args.encoding
-    if args.load is not None:
-        options["load"] = args.load
+    options = task_options(args)
 
     def records():
         for task in sample(args.family, n=args.n, split=args.split, seed=args.seed, start=args.start, **options):

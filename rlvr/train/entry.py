@@ -45,18 +45,27 @@ def _setup_logging() -> None:
     )
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "rlvr train") -> int:
-    """Parse a recipe (+ overrides), train, print a one-line JSON summary on the main process."""
+def prepare_argv(argv: Sequence[str] | None, usage: str) -> list[str] | None:
+    """Common start of the recipe entry points: print ``usage`` for no/help args (returns None),
+    resolve ``--config NAME`` to a recipe path, and set up per-rank logging."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args in (["-h"], ["--help"]):
-        print(USAGE)
-        return 0
+        print(usage)
+        return None
     if "--config" in args:
         i = args.index("--config")
         if i + 1 >= len(args):
             raise ValueError("--config needs a recipe path or name")
         args[i + 1] = find_recipe(args[i + 1])
     _setup_logging()
+    return args
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "rlvr train") -> int:
+    """Parse a recipe (+ overrides), train, print a one-line JSON summary on the main process."""
+    args = prepare_argv(argv, USAGE)
+    if args is None:
+        return 0
     from rlvr.train.config import parse_recipe
     from rlvr.train.runner import train
 

@@ -399,18 +399,11 @@ def parse_sft_recipe(args: Sequence[str] | None = None, *, prog: str | None = No
 
 def main(argv: Sequence[str] | None = None, prog: str = "rlvr sft") -> int:
     """Parse a recipe, run the cold start and the RL, print a one-line JSON summary (main process)."""
-    from rlvr.train.entry import _setup_logging, find_recipe
+    from rlvr.train.entry import prepare_argv
 
-    args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args in (["-h"], ["--help"]):
-        print(USAGE)
+    args = prepare_argv(argv, USAGE)
+    if args is None:
         return 0
-    if "--config" in args:
-        i = args.index("--config")
-        if i + 1 >= len(args):
-            raise ValueError("--config needs a recipe path or name")
-        args[i + 1] = find_recipe(args[i + 1])
-    _setup_logging()
     task_args, sft_args, training_args, model_args = parse_sft_recipe(args, prog=prog)
     sft_result, rl_result = train_with_cold_start(task_args, sft_args, training_args, model_args)
     if int(os.environ.get("RANK", "0") or 0) == 0:
