@@ -2,7 +2,8 @@
 
 Trainer reward functions are importable by name (loaded lazily, so importing this package stays cheap):
 ``rlvr.rewards.chem_reward`` (any family), ``stoich_reward`` / ``mol_reward`` (None for rows of other
-families), ``partial_reward`` (F1 / fraction-of-keys credit), ``format_reward`` (a readable answer
+families), ``partial_reward`` (F1 / fraction-of-keys credit), ``exact_reward`` (exact match, whatever the
+recipe's ``reward_mode``), ``format_reward`` (a readable answer
 block) and the factory ``make_reward(reward=..., families=...)``; see :mod:`rlvr.rewards.trl`.
 Adapters: :mod:`rlvr.rewards.verl` (``compute_score``), :mod:`rlvr.rewards.openrlhf` (``reward_func``),
 :mod:`rlvr.rewards.server` (``rlvr serve-rewards``).
@@ -18,6 +19,7 @@ _LAZY = {
     "stoich_reward": "rlvr.rewards.trl",
     "mol_reward": "rlvr.rewards.trl",
     "partial_reward": "rlvr.rewards.trl",
+    "exact_reward": "rlvr.rewards.trl",
     "format_reward": "rlvr.rewards.trl",
     "make_reward": "rlvr.rewards.trl",
     "compute_score": "rlvr.rewards.verl",

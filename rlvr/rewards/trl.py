@@ -151,7 +151,9 @@ chem_reward = make_reward(name="chem_reward")
 stoich_reward = make_reward(families="stoich.", name="stoich_reward")
 #: molecular families only (None for other rows)
 mol_reward = make_reward(families="mol.", name="mol_reward")
+#: exact match only, whatever the recipe's reward_mode (an all-or-nothing bonus next to a partial-credit reward)
+exact_reward = make_reward(reward="em", name="exact_reward")
 #: partial credit: F1 on stoichiometry bags, fraction of correct keys on molecular tasks
 partial_reward = make_reward(reward={"stoich.": "f1", "mol.": "shaped"}, name="partial_reward")
 
-__all__ = ["chem_reward", "format_reward", "make_reward", "mol_reward", "partial_reward", "stoich_reward", "tasks_from_columns"]
+__all__ = ["chem_reward", "exact_reward", "format_reward", "make_reward", "mol_reward", "partial_reward", "stoich_reward", "tasks_from_columns"]

@@ -97,7 +97,8 @@ class TaskArguments:
     )
     prompt_style: str = field(
         default="default",
-        metadata={"help": "default (the family's prompt) or compact (stoich.t1/t2: mixture, reaction, one rule; short, for CPU)"},
+        metadata={"help": "default (the family's prompt), compact (stoich.t1/t2: mixture, reaction, one rule; short, "
+                          "for CPU) or minimal (mixture and reaction only; method and format from the system prompt)"},
     )
     few_shot: int = field(default=0, metadata={"help": "solved training tasks shown as user/assistant turns before each question"})
     few_shot_seed: int = field(default=4242, metadata={"help": "seed of the few-shot demonstrations (drawn from the train split)"})
@@ -129,8 +130,8 @@ class TaskArguments:
             self.reward_funcs = [f for f in self.reward_funcs.replace(",", " ").split() if f]
         if self.few_shot < 0:
             raise ValueError("few_shot must be >= 0")
-        if self.prompt_style not in ("default", "compact"):
-            raise ValueError(f"prompt_style must be default or compact, got {self.prompt_style!r}")
+        if self.prompt_style not in ("default", "compact", "minimal"):
+            raise ValueError(f"prompt_style must be default, compact or minimal, got {self.prompt_style!r}")
         if self.train_size < 0 or self.eval_size < 0:
             raise ValueError("train_size and eval_size must be >= 0")
 

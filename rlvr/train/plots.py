@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 
 def load_log_history(path: str | Path) -> list[dict[str, Any]]:
@@ -30,37 +30,64 @@ def _smooth(values: Sequence[float], window: int) -> list[float]:
     return out
 
 
-def plot_training_curve(history: Sequence[dict[str, Any]], out_png: str | Path, *, title: str = "", window: int = 5) -> Path:
-    """Plot train rewards (total and per reward function, smoothed) and per-eval-set rewards over steps."""
+def _train_logs(history: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [h for h in history if "reward" in h and "step" in h]
+
+
+def _draw_train(ax: Any, train: Sequence[dict[str, Any]], window: int) -> None:
+    """Raw (faint) and trailing-mean curves of the total reward and each reward function."""
+    if train:
+        steps = [h["step"] for h in train]
+        keys = ["reward"] + sorted(k for k in train[0] if k.startswith("rewards/") and k.endswith("/mean"))
+        for key in keys:
+            pts = [(s, h.get(key)) for s, h in zip(steps, train) if h.get(key) is not None]
+            if not pts:
+                continue
+            xs, ys = zip(*pts)
+            label = "total reward" if key == "reward" else key.split("/")[1]
+            ax.plot(xs, ys, alpha=0.2)
+            ax.plot(xs, _smooth(ys, window), label=f"{label} (mean of {window})", color=ax.lines[-1].get_color())
+    ax.set_xlabel("step")
+    ax.set_ylabel("train reward")
+    ax.set_title("training (fresh train-split tasks)")
+    ax.legend(fontsize=8)
+
+
+def _save(fig: Any, out_png: str | Path, title: str) -> Path:
+    import matplotlib.pyplot as plt
+
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    out = Path(out_png)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def _window(train: Sequence[Any], window: int | None) -> int:
+    return window if window is not None else max(5, len(train) // 10)
+
+
+def plot_training_curve(history: Sequence[dict[str, Any]], out_png: str | Path, *, title: str = "", window: int | None = None) -> Path:
+    """Plot train rewards (total and per reward function, smoothed) and per-eval-set rewards over steps.
+
+    ``window``: logs in the trailing mean (None: 5, or a tenth of the run when that is longer).
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    train = [h for h in history if "reward" in h and "step" in h]
+    train = _train_logs(history)
     evals: dict[str, list[tuple[int, float]]] = {}
     for h in history:
         for key, value in h.items():
             if key.startswith("eval_") and key.endswith("_reward") and isinstance(value, (int, float)):
                 evals.setdefault(key[len("eval_"):-len("_reward")] or "eval", []).append((h.get("step", 0), value))
     fig, axes = plt.subplots(1, 2 if evals else 1, figsize=(11 if evals else 6, 4), squeeze=False)
-    ax = axes[0][0]
-    if train:
-        steps = [h["step"] for h in train]
-        keys = ["reward"] + sorted(k for k in train[0] if k.startswith("rewards/") and k.endswith("/mean"))
-        for key in keys:
-            vals = [h.get(key) for h in train]
-            pts = [(s, v) for s, v in zip(steps, vals) if v is not None]
-            if not pts:
-                continue
-            xs, ys = zip(*pts)
-            label = "total reward" if key == "reward" else key.split("/")[1]
-            ax.plot(xs, ys, alpha=0.25)
-            ax.plot(xs, _smooth(ys, window), label=f"{label} (mean of {window})", color=ax.lines[-1].get_color())
-    ax.set_xlabel("step")
-    ax.set_ylabel("train reward")
-    ax.set_title("training")
-    ax.legend(fontsize=8)
+    _draw_train(axes[0][0], train, _window(train, window))
     if evals:
         ax = axes[0][1]
         for name, pts in sorted(evals.items()):
@@ -70,11 +97,44 @@ def plot_training_curve(history: Sequence[dict[str, Any]], out_png: str | Path, 
         ax.set_ylabel("eval reward")
         ax.set_title("eval sets")
         ax.legend(fontsize=8)
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
-    out = Path(out_png)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return _save(fig, out_png, title)
+
+
+def plot_before_after(
+    history: Sequence[dict[str, Any]],
+    before: Mapping[str, Mapping[str, float]],
+    after: Mapping[str, Mapping[str, float]],
+    out_png: str | Path,
+    *,
+    title: str = "",
+    window: int | None = None,
+    metrics: Sequence[tuple[str, str]] = (("exact_match", "exact match"), ("f1", "F1"), ("format_ok", "format ok")),
+) -> Path:
+    """Train curves (left) and held-out scores before vs after training per split (right, in %).
+
+    ``before`` / ``after``: split -> {metric: fraction} (the quickstart's per-split scores).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    train = _train_logs(history)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.2))
+    _draw_train(left, train, _window(train, window))
+    splits = [s for s in before if s in after]
+    width = 0.8 / (2 * len(metrics))
+    for m, (key, label) in enumerate(metrics):
+        for j, (scores, when) in enumerate(((before, "before"), (after, "after"))):
+            xs = [i + (2 * m + j - len(metrics) + 0.5) * width for i in range(len(splits))]
+            ys = [100 * float(scores[s].get(key, 0.0)) for s in splits]
+            right.bar(xs, ys, width, label=f"{label} {when}", color=f"C{m}", alpha=0.35 if when == "before" else 0.9)
+            for x, y in zip(xs, ys):
+                right.text(x, y + 1, f"{y:.0f}", ha="center", fontsize=7)
+    right.set_xticks(range(len(splits)), splits)
+    n = next((int(before[s].get("n", 0)) for s in splits), 0)
+    right.set_ylabel("%")
+    right.set_ylim(0, 135)
+    right.set_title(f"held-out tasks, greedy ({n} per split): before (faint) vs after")
+    right.legend(fontsize=7, ncol=len(metrics), loc="upper center")
+    return _save(fig, out_png, title)

@@ -212,16 +212,36 @@ def run_quickstart(
     table = render_table(before, after)
     qs = QuickstartResult(output_dir=str(out), before=before, after=after, train=train_summary, seconds=seconds, table=table)
     (out / "quickstart.json").write_text(json.dumps(qs.to_dict(), indent=2, default=str))
+    _plot(out, Path(training_args.output_dir), qs)
     (out / "quickstart.md").write_text(report_markdown(qs))
     return qs
 
 
+def _plot(out: Path, train_dir: Path, qs: QuickstartResult) -> None:
+    """``quickstart.png``: the train curves and the before/after scores (never fails the run)."""
+    from rlvr.train.plots import load_log_history, plot_before_after
+
+    try:
+        family = ", ".join(qs.train.get("family") or [])
+        plot_before_after(
+            load_log_history(train_dir),
+            {k: asdict(v) for k, v in qs.before.items()}, {k: asdict(v) for k, v in qs.after.items()},
+            out / "quickstart.png",
+            title=f"GRPO + LoRA on {family}: {qs.train.get('steps')} steps, {qs.seconds.get('train', 0) / 60:.0f} min",
+        )
+    except Exception:  # noqa: BLE001 - a plot must never fail a finished run
+        log.warning("could not plot the quickstart figure", exc_info=True)
+
+
 def _reward_curve(train_dir: Path) -> dict[str, Any]:
-    """First/last-quarter mean train reward (and format reward) from the final trainer state."""
-    states = sorted(train_dir.glob("checkpoint-*/trainer_state.json"), key=lambda p: int(p.parent.name.split("-")[1]))
-    if not states:
+    """First/last-quarter mean train reward (and each reward function's) from the run's log history."""
+    from rlvr.train.plots import load_log_history
+
+    try:
+        history = load_log_history(train_dir)
+    except FileNotFoundError:
         return {}
-    logs = [h for h in json.loads(states[-1].read_text())["log_history"] if "reward" in h]
+    logs = [h for h in history if "reward" in h]
     if len(logs) < 2:
         return {}
     q = max(1, len(logs) // 4)
@@ -252,6 +272,8 @@ def report_markdown(qs: QuickstartResult) -> str:
         "",
         "format ok = the completion has an <answer> block that parses; exact match = the whole product bag is right;",
         "F1 = partial credit on (molecule, coefficient) counts. Greedy decoding, same tasks before and after.",
+        "",
+        f"figure: {qs.output_dir}/quickstart.png (train curves; before/after per split)",
     ]
     if "train_reward_first_quarter" in t:
         lines += ["", f"train reward: first quarter {t['train_reward_first_quarter']} -> last quarter {t['train_reward_last_quarter']}"]

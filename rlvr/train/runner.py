@@ -211,6 +211,7 @@ def train(
     if task_args.save_final_model:
         trainer.save_model(training_args.output_dir)
         final_dir = training_args.output_dir
+    trainer.save_state()  # output_dir/trainer_state.json: the whole log history, past the last checkpoint
     history = trainer.state.log_history
     train_logs = [h for h in history if "reward" in h]
     eval_metrics: dict[str, Any] = {}

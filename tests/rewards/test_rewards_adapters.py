@@ -52,7 +52,7 @@ def batch():
 def test_reward_functions_are_importable_by_name():
     from rlvr.train.rewards import resolve_reward_func
 
-    for name in ("chem_reward", "stoich_reward", "mol_reward", "format_reward", "partial_reward"):
+    for name in ("chem_reward", "stoich_reward", "mol_reward", "format_reward", "partial_reward", "exact_reward"):
         func = getattr(rewards, name)
         assert func.__name__ == name and callable(func)
         assert resolve_reward_func(name) is func
@@ -101,6 +101,9 @@ def test_make_reward_modes_and_names(batch):
     for task, c, value in zip(tasks, completions, partial):
         mode = "f1" if task.family.startswith("stoich.") else "shaped"
         assert value == rlvr.verify(task, c, reward=mode).reward
+    # exact_reward keeps exact match even when the recipe's reward_mode asks for partial credit
+    exact = rewards.exact_reward(prompts, completions, reward_mode="f1", **columns)
+    assert exact == [float(v.correct) for v in expected]
     # the trainer's reward_mode kwarg applies when the function has no mode of its own
     f1 = rewards.stoich_reward(prompts, completions, reward_mode="f1", **columns)
     for task, c, value in zip(tasks, completions, f1):

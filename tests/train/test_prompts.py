@@ -49,9 +49,25 @@ def test_few_shot_demonstrations_are_solved_train_tasks():
     for user, answer in shaper.shots:
         assert user.startswith("Mixture:") and answer.startswith("<answer>") and answer.endswith("</answer>")
     pool = list(sample("stoich.t1", n=32, split="train", seed=args.few_shot_seed, encoding="formula", prompt_mode="open"))
-    answers = {oracle_completion(t) for t in pool}
-    assert {a for _, a in shaper.shots} <= answers
+    by_question = {compact_products_prompt(t)[0]["content"]: t for t in pool}
+    for user, answer in shaper.shots:
+        task = by_question[user]
+        assert verify(task, answer).reward == 1.0  # a correct answer to a real train task
+        assert task.meta["factor"] != 1  # the demonstration shows scaling
+        # listed in the order of the reaction's right side, as the prompt shows the molecules
+        right = user.split(">>")[1].split("\n")[0]
+        names = [part.split("}")[1] for part in answer[len("<answer>"):-len("</answer>")].split(".")]
+        assert names == sorted(names, key=right.index)
     assert demonstrations(args.mix(), 0) == ()
+
+
+def test_minimal_style_keeps_only_mixture_and_reaction():
+    task = _task(prompt_mode="open")
+    (msg,) = PromptShaper(style="minimal").question(task)
+    assert msg["content"].splitlines()[0].startswith("Mixture: {")
+    assert [line.split(":")[0] for line in msg["content"].splitlines()] == ["Mixture", "Reaction"]
+    shaped = PromptShaper(style="minimal", system_prompt="Scale the right side.").shape_task(task)
+    assert verify(shaped, oracle_completion(task)).reward == 1.0
 
 
 def test_compact_style_is_refused_for_other_families():

@@ -45,3 +45,4 @@ def test_quickstart_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
     assert (tmp_path / "qs" / "train" / "adapter_model.safetensors").is_file()
     report = (tmp_path / "qs" / "quickstart.md").read_text()
     assert "| in |" in report and "format ok" in report
+    assert (tmp_path / "qs" / "quickstart.png").stat().st_size > 10_000

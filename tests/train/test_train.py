@@ -44,6 +44,9 @@ def test_two_step_run_writes_a_reloadable_adapter(tmp_path, tiny_model, make_rec
     info = json.loads((out / "run_info.json").read_text())
     assert info["global_step"] == 2 and info["algorithm"] == algorithm and info["seconds_per_step"] > 0
     assert (out / "reward_curve.png").stat().st_size > 1000
+    # the whole log history is kept next to the final adapter, not only in the last checkpoint
+    final_state = json.loads((out / "trainer_state.json").read_text())
+    assert [h["step"] for h in final_state["log_history"] if "reward" in h] == [1, 2]
 
 
 def test_resume_continues_the_step_count(tmp_path, tiny_model, make_recipe):

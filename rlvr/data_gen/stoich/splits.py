@@ -18,13 +18,22 @@ reaction, in either encoding, can appear in two splits.
 """
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
+import logging
 import math
+import os
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rlvr.data_gen.stoich.reaction import Encoding, nullity
+from rlvr.paths import cache_dir
 from rlvr.rng import assign_split, stable_hash
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:  # pragma: no cover
     from rlvr.data_gen.stoich.corpus import Corpus
@@ -35,6 +44,8 @@ DEFAULT_HOLDOUT: tuple[str, ...] = ("suzuki_coupling", "heck_reaction", "grignar
 PURPOSES: tuple[str, ...] = ("products", "balance", "byproduct")
 _RANK = {"train": 0, "valid": 1, "test": 2}
 _SALT = "stoich-reaction-split-v1"
+#: bump when the pool rules (splits, usability checks) change: cached pools are keyed by it
+POOL_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -143,9 +154,53 @@ def _usable(corpus: "Corpus", i: int, encoding: Encoding, purpose: str) -> bool:
 
 @lru_cache(maxsize=64)
 def reaction_pool(corpus: "Corpus", encoding: Encoding, purpose: str, spec: SplitSpec, split: str) -> tuple[int, ...]:
-    """Indices of the reactions of ``split`` usable for ``purpose`` in ``encoding`` (one per reaction key)."""
+    """Indices of the reactions of ``split`` usable for ``purpose`` in ``encoding`` (one per reaction key).
+
+    Pools are cached in memory and on disk (``rlvr.paths.cache_dir("stoich", "pools")``, keyed by
+    the corpus content hash, the arguments and :data:`POOL_VERSION`), so a new process does not
+    recompute the usability check (a null space per reaction for ``balance``) of the whole corpus.
+    """
     if split not in REACTION_SPLITS:
         raise ValueError(f"unknown reaction split {split!r}; valid: {list(REACTION_SPLITS)}")
+    path = _pool_path(corpus, encoding, purpose, spec, split)
+    cached = _read_pool(path, len(corpus))
+    if cached is not None:
+        return cached
+    pool = _compute_pool(corpus, encoding, purpose, spec, split)
+    _write_pool(path, pool)
+    return pool
+
+
+def _pool_path(corpus: "Corpus", encoding: str, purpose: str, spec: SplitSpec, split: str) -> Path:
+    payload = [POOL_VERSION, corpus.content_hash, encoding, purpose, dataclasses.asdict(spec), split]
+    key = hashlib.sha256(json.dumps(payload, sort_keys=True, default=list).encode()).hexdigest()[:24]
+    return cache_dir("stoich", "pools") / f"{key}.json"
+
+
+def _read_pool(path: Path, n_reactions: int) -> tuple[int, ...] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        log.warning("cached reaction pool %s is unreadable (%s); recomputing", path, exc)
+        return None
+    if not isinstance(data, list) or not all(isinstance(i, int) and 0 <= i < n_reactions for i in data):
+        log.warning("cached reaction pool %s does not fit the corpus; recomputing", path)
+        return None
+    return tuple(data)
+
+
+def _write_pool(path: Path, pool: tuple[int, ...]) -> None:
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps(list(pool)), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:  # a read-only cache only costs the recomputation next time
+        log.warning("could not cache the reaction pool in %s (%s)", path, exc)
+
+
+def _compute_pool(corpus: "Corpus", encoding: Encoding, purpose: str, spec: SplitSpec, split: str) -> tuple[int, ...]:
     splits = reaction_splits(corpus, spec)
     seen: set[str] = set()
     pool = []

@@ -166,3 +166,21 @@ def test_split_is_a_function_of_the_reaction_not_of_sampling(corpus):
     assert all(len(v) == 1 for v in by_key.values())
     counts = Counter(a)
     assert 0.75 < counts["train"] / len(a) < 0.85
+
+
+def test_pools_are_cached_on_disk_and_bad_cache_files_are_recomputed(corpus, tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setenv("RLVR_CACHE", str(tmp_path))
+    compute = reaction_pool.__wrapped__  # past the in-memory cache
+    spec = SplitSpec()
+    first = compute(corpus, "formula", "balance", spec, "test")
+    (cached,) = (tmp_path / "stoich" / "pools").glob("*.json")
+    assert json.loads(cached.read_text()) == list(first)
+    assert compute(corpus, "formula", "balance", spec, "test") == first
+    for bad in ("[999999999]", "{torn", '"x"'):
+        cached.write_text(bad)
+        assert compute(corpus, "formula", "balance", spec, "test") == first
+    assert json.loads(cached.read_text()) == list(first)  # rewritten
+    other = compute(corpus, "formula", "balance", SplitSpec(fractions=(0.5, 0.25, 0.25)), "test")
+    assert len(list((tmp_path / "stoich" / "pools").glob("*.json"))) == 2 and len(other) > len(first)
