@@ -75,4 +75,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "rlvr train") -> int:
         summary = {k: result.to_dict()[k] for k in ("output_dir", "algorithm", "global_step", "world_size", "seconds", "seconds_per_step")}
         summary["train_reward"] = result.last_train_log.get("reward")
         print(json.dumps(summary))
+    if result.world_size > 1:
+        # everything is saved; skip interpreter teardown, where freeing the gloo process group can
+        # deadlock a rank (GIL held in its destructor while a gloo worker thread waits for the GIL)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
     return 0

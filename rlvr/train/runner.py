@@ -6,11 +6,12 @@ group advantages are computed, and only the main process writes checkpoints.
 """
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -37,9 +38,11 @@ class TrainResult:
     resumed_from: str | None
     last_train_log: dict[str, Any] = field(default_factory=dict)
     eval_metrics: dict[str, Any] = field(default_factory=dict)
+    #: the trainer, kept alive after a multi-process run (see :func:`train`); not reported
+    keepalive: Any = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self) if f.name != "keepalive"}
 
 
 def _named_eval_trainer(base: type) -> type:
@@ -244,15 +247,19 @@ def train(
         except Exception:  # noqa: BLE001 - a plot must never fail a finished run
             log.warning("could not plot the reward curve", exc_info=True)
     _finish(trainer)
+    if result.world_size > 1:
+        # Keep the trainer (and its DDP-wrapped model) referenced: freeing a gloo process group from
+        # Python can deadlock (the main thread holds the GIL in the destructor while a gloo worker
+        # thread waits for it), so multi-process entry points end with os._exit (rlvr.train.entry).
+        result.keepalive = trainer
     return result
 
 
 def _finish(trainer: Any) -> None:
-    """Close trackers and the process group (TRL's own scripts do the same at the end)."""
+    """Close trackers (TRL's own scripts do the same at the end)."""
     end = getattr(trainer, "end", None)
     if callable(end):
         try:
             end()
-            return
         except Exception:  # noqa: BLE001 - best effort at shutdown
             log.debug("trainer.end() failed", exc_info=True)
