@@ -8,7 +8,8 @@ from typing import Any, Mapping
 log = logging.getLogger(__name__)
 
 
-def _pyplot():
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` on the non-interactive Agg backend (no display needed)."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -31,7 +32,7 @@ def write_plots(results: Mapping[str, Any], folder: Path) -> list[str]:
     folder.mkdir(parents=True, exist_ok=True)
     paths: list[str] = []
     try:
-        plt = _pyplot()
+        plt = pyplot()
     except ImportError:  # pragma: no cover - matplotlib is a core dependency
         log.warning("matplotlib missing: no plots")
         return paths

@@ -5,6 +5,8 @@ import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from rlvr.eval.plots import pyplot
+
 
 def load_log_history(path: str | Path) -> list[dict[str, Any]]:
     """The log history of a run: ``trainer_state.json`` itself, a checkpoint, or an output dir (newest checkpoint)."""
@@ -54,7 +56,7 @@ def _draw_train(ax: Any, train: Sequence[dict[str, Any]], window: int) -> None:
 
 
 def _save(fig: Any, out_png: str | Path, title: str) -> Path:
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     if title:
         fig.suptitle(title, fontsize=10)
@@ -75,11 +77,7 @@ def plot_training_curve(history: Sequence[dict[str, Any]], out_png: str | Path, 
 
     ``window``: logs in the trailing mean (None: 5, or a tenth of the run when that is longer).
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     train = _train_logs(history)
     evals: dict[str, list[tuple[int, float]]] = {}
     for h in history:
@@ -114,11 +112,7 @@ def plot_before_after(
 
     ``before`` / ``after``: split -> {metric: fraction} (the quickstart's per-split scores).
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     train = _train_logs(history)
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.2))
     _draw_train(left, train, _window(train, window))

@@ -28,6 +28,8 @@ from rlvr.task import Task
 
 PROMPT_STYLES = ("default", "compact", "minimal")
 COMPACT_STYLES = ("compact", "minimal")
+#: the families the compact styles and the ordered demonstration answers apply to
+COMPACT_FAMILIES = ("stoich.t1", "stoich.t2")
 
 _COMPACT_RULE = {
     "limiting": "The reaction runs as many times as the limiting reactant allows; reagents are not consumed and "
@@ -53,7 +55,7 @@ def compact_products_prompt(task: Task, rules: bool = True) -> list[dict[str, st
     """
     from rlvr.chem.notation import format_bag
 
-    if task.family not in ("stoich.t1", "stoich.t2"):
+    if task.family not in COMPACT_FAMILIES:
         raise ValueError(f"prompt_style 'compact'/'minimal' supports stoich.t1 and stoich.t2, not {task.family}")
     meta = task.meta
     inputs = meta.get("inputs")
@@ -79,7 +81,7 @@ def ordered_answer(task: Task) -> str:
     from rlvr.api import oracle_completion
 
     truth = task.ground_truth.get("products") if isinstance(task.ground_truth, dict) else None
-    if task.family not in ("stoich.t1", "stoich.t2") or not isinstance(truth, dict):
+    if task.family not in COMPACT_FAMILIES or not isinstance(truth, dict):
         return oracle_completion(task)
     _, right = _reaction_sides(task.meta)
     order = [s for s in right if s in truth]

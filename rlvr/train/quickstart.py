@@ -208,23 +208,34 @@ def run_quickstart(
         "reward_funcs": task_args.reward_funcs,
         "reward_mode": task_args.reward_mode,
     }
-    train_summary.update(_reward_curve(Path(training_args.output_dir)))
+    history = _log_history(Path(training_args.output_dir))
+    train_summary.update(_reward_curve(history))
     table = render_table(before, after)
     qs = QuickstartResult(output_dir=str(out), before=before, after=after, train=train_summary, seconds=seconds, table=table)
     (out / "quickstart.json").write_text(json.dumps(qs.to_dict(), indent=2, default=str))
-    _plot(out, Path(training_args.output_dir), qs)
+    _plot(out, history, qs)
     (out / "quickstart.md").write_text(report_markdown(qs))
     return qs
 
 
-def _plot(out: Path, train_dir: Path, qs: QuickstartResult) -> None:
+def _log_history(train_dir: Path) -> list[dict[str, Any]]:
+    """The run's log history (empty when the run saved none)."""
+    from rlvr.train.plots import load_log_history
+
+    try:
+        return load_log_history(train_dir)
+    except FileNotFoundError:
+        return []
+
+
+def _plot(out: Path, history: Sequence[dict[str, Any]], qs: QuickstartResult) -> None:
     """``quickstart.png``: the train curves and the before/after scores (never fails the run)."""
-    from rlvr.train.plots import load_log_history, plot_before_after
+    from rlvr.train.plots import plot_before_after
 
     try:
         family = ", ".join(qs.train.get("family") or [])
         plot_before_after(
-            load_log_history(train_dir),
+            history,
             {k: asdict(v) for k, v in qs.before.items()}, {k: asdict(v) for k, v in qs.after.items()},
             out / "quickstart.png",
             title=f"GRPO + LoRA on {family}: {qs.train.get('steps')} steps, {qs.seconds.get('train', 0) / 60:.0f} min",
@@ -233,14 +244,8 @@ def _plot(out: Path, train_dir: Path, qs: QuickstartResult) -> None:
         log.warning("could not plot the quickstart figure", exc_info=True)
 
 
-def _reward_curve(train_dir: Path) -> dict[str, Any]:
+def _reward_curve(history: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """First/last-quarter mean train reward (and each reward function's) from the run's log history."""
-    from rlvr.train.plots import load_log_history
-
-    try:
-        history = load_log_history(train_dir)
-    except FileNotFoundError:
-        return {}
     logs = [h for h in history if "reward" in h]
     if len(logs) < 2:
         return {}
