@@ -27,7 +27,7 @@ def balance(reactants: list[str], products: list[str], encoding: str = "auto") -
 
 def molecule_features(smiles: str) -> dict[str, Any]:
     """Every MolecularIQ feature value of a molecule, keyed as the tasks key them."""
-    from rlvr.data_gen.molecules.features import molecule_features as _features
+    from rlvr.chem.molecules.features import molecule_features as _features
 
     return _features(smiles)
 

@@ -17,8 +17,8 @@ from rlvr.task import Task, Verdict
 
 #: family-name prefix -> provider module (imported lazily)
 PROVIDERS: dict[str, str] = {
-    "stoich.": "rlvr.data_gen.stoich.families",
-    "mol.": "rlvr.data_gen.molecules.families",
+    "stoich.": "rlvr.families.stoich",
+    "mol.": "rlvr.families.molecules",
 }
 
 

@@ -30,11 +30,11 @@ from rdkit import Chem, RDConfig, RDLogger
 from rdkit.Chem import BRICS
 
 from rlvr.chem.smiles import mol_formula
-from rlvr.data_gen.molecules import feature_graph
-from rlvr.data_gen.molecules import features as F
-from rlvr.data_gen.molecules.feature_brics import brics_leaves
-from rlvr.data_gen.molecules.feature_reactions import compiled_templates
-from rlvr.data_gen.molecules.functional_groups import compiled_patterns
+from rlvr.chem.molecules import graph as feature_graph
+from rlvr.chem.molecules import features as F
+from rlvr.chem.molecules.brics import brics_leaves
+from rlvr.chem.molecules.reactions import compiled_templates
+from rlvr.chem.molecules.functional_groups import compiled_patterns
 
 RDLogger.DisableLog("rdApp.*")
 

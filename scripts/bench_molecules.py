@@ -15,8 +15,8 @@ import time
 from typing import Any, Callable
 
 import rlvr
-from rlvr.data_gen.molecules import features
-from rlvr.rewards.molecules import check, check_value
+from rlvr.chem.molecules import features
+from rlvr.checkers.molecules import check, check_value
 
 
 def _median_rate(fn: Callable[[], int], repeats: int, before: Callable[[], None] | None = None) -> float:
@@ -87,7 +87,7 @@ def run(n: int, repeats: int, pool: str | None) -> dict[str, Any]:
 
 
 def _clear_gen_caches() -> None:
-    from rlvr.rewards import molecules
+    from rlvr.checkers import molecules
 
     features.clear_caches()
     molecules._features_of.cache_clear()

@@ -61,7 +61,7 @@ def bench_build() -> dict:
     """Fresh builds in a temporary cache (molecule pool scan, embedded corpus, classic corpus)."""
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["RLVR_CACHE"] = tmp
-        from rlvr.data_gen.stoich import corpus as corpus_mod
+        from rlvr.generators.stoich import corpus as corpus_mod
 
         corpus_mod.load_molecule_pool.cache_clear()
         t0 = time.perf_counter()

@@ -70,7 +70,7 @@ def _print_summary(summary: dict, splits: dict | None = None) -> None:
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from rlvr.data_gen.stoich.corpus import load_classic, load_embedded
+    from rlvr.generators.stoich.corpus import load_classic, load_embedded
 
     t0 = time.perf_counter()
     embedded = load_embedded(small=args.small, rebuild=args.rebuild)
@@ -93,8 +93,8 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    from rlvr.data_gen.stoich.corpus import get_corpus
-    from rlvr.data_gen.stoich.splits import SplitSpec, split_counts
+    from rlvr.generators.stoich.corpus import get_corpus
+    from rlvr.generators.stoich.splits import SplitSpec, split_counts
 
     corpus = get_corpus(args.corpus)
     summary = corpus.summary()
@@ -109,7 +109,7 @@ def run_stats(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     from rlvr.commands.common import open_out
-    from rlvr.data_gen.stoich.loaders import load_reactions, load_user_corpus, write_reactions
+    from rlvr.generators.stoich.loaders import load_reactions, load_user_corpus, write_reactions
 
     spec = f"{args.file}::{args.tgt}" if args.tgt else args.file
     solve = not args.no_solve

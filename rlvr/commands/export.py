@@ -29,8 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rlvr.data_gen.datasets import FamilyMix, parse_mix
-    from rlvr.data_gen.export import export_tasks
+    from rlvr.datasets import FamilyMix, parse_mix
+    from rlvr.export import export_tasks
 
     options = task_options(args)
     mix = [FamilyMix(m.family, m.weight, {**m.options, **options}, m.split) for m in parse_mix(args.family)]

@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _listing(args: argparse.Namespace) -> int:
-    from rlvr.data_gen.molecules.features import CATEGORIES, FEATURES
+    from rlvr.chem.molecules.features import CATEGORIES, FEATURES
 
     if args.category and args.category not in CATEGORIES:
         raise ValueError(f"unknown category {args.category!r}; choose from {', '.join(CATEGORIES)}")
@@ -52,7 +52,7 @@ def _listing(args: argparse.Namespace) -> int:
 
 
 def _values(args: argparse.Namespace) -> int:
-    from rlvr.data_gen.molecules.features import molecule_features_with_status, spec_for_key
+    from rlvr.chem.molecules.features import molecule_features_with_status, spec_for_key
 
     report = molecule_features_with_status(args.smiles, args.key)
     values = report.values

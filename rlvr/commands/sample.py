@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
         for task in sample(args.family, n=args.n, split=args.split, seed=args.seed, start=args.start, **options):
             record = task.to_dict()
             if args.with_solution:
-                from rlvr.data_gen.solutions import worked_solution
+                from rlvr.solutions import worked_solution
 
                 record["completion"] = [{"role": "assistant", "content": worked_solution(task, style=args.style)}]
             yield record

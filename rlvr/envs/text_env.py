@@ -24,7 +24,7 @@ from typing import Any, Mapping
 import gymnasium as gym
 
 from rlvr.answer import MAX_COMPLETION_CHARS
-from rlvr.data_gen.datasets import FamilyMix, MixLike, Mixture
+from rlvr.datasets import FamilyMix, MixLike, Mixture
 from rlvr.envs.episode import Episode, TurnConfig, prompt_text
 from rlvr.envs.spaces import ChatText
 from rlvr.rng import stable_hash
@@ -43,7 +43,7 @@ class ChemEnv(gym.Env[str, str]):
 
     Args:
         mix: families to draw from: a name (``"stoich.t2"``), ``"fam[@split][:weight],..."``, or a list
-            of :class:`~rlvr.data_gen.datasets.FamilyMix`.
+            of :class:`~rlvr.datasets.FamilyMix`.
         split: the split every family draws from (unless its ``FamilyMix.split`` overrides it).
         task_seed: the generator seed (task ids are ``family:split:task_seed:index:config``).
         max_turns: answers allowed per episode (1 = single turn; > 1 = feedback after wrong answers).

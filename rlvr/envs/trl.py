@@ -7,7 +7,7 @@ a tool: here only :meth:`ChemToolEnv.submit_answer`. After each wrong submission
 exact, non-leaking feedback and the model may submit again (up to ``max_turns`` times);
 :meth:`ChemToolEnv.get_reward` returns the episode's discounted return (see :mod:`rlvr.envs.episode`).
 
-Rows from :func:`rlvr.data_gen.datasets.build_stream`/``build_dataset`` carry ``task_json``, so every
+Rows from :func:`rlvr.datasets.build_stream`/``build_dataset`` carry ``task_json``, so every
 generation of a GRPO group sees the same task. Without a dataset (TRL feeds empty placeholder
 prompts) the environment draws its own tasks and ``reset`` returns the whole question: the k-th
 reset of every instance draws the same task (deterministic from ``seed`` and ``k``), which keeps
@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from rlvr.data_gen.datasets import MixLike, Mixture
+from rlvr.datasets import MixLike, Mixture
 from rlvr.envs.episode import Episode, TurnConfig, prompt_text
 from rlvr.rng import stable_hash
 from rlvr.task import Task

@@ -92,7 +92,7 @@ def _asked_keys(task: Task) -> list[str]:
 def _key_features(keys: Sequence[str]) -> dict[str, tuple[str, str | None]]:
     """Task key -> (feature name, category) from the molecular feature table, when it knows the key."""
     try:
-        from rlvr.data_gen.molecules.features import spec_for_key
+        from rlvr.chem.molecules.features import spec_for_key
     except ImportError:
         return {}
     out: dict[str, tuple[str, str | None]] = {}

@@ -1,7 +1,7 @@
 """Reward functions for TRL trainers (GRPO, RLOO): ``f(prompts, completions, **columns) -> list[float | None]``.
 
 Each function reads the task of every row from the ``task_json`` column that
-:mod:`rlvr.data_gen.datasets` writes (or, failing that, from ``id``/``family``/``prompt``/
+:mod:`rlvr.datasets` writes (or, failing that, from ``id``/``family``/``prompt``/
 ``ground_truth``/``meta`` columns of a task-record dataset) and scores the completion with
 :func:`rlvr.api.verify`. A row of a family the function does not cover gets ``None`` (TRL then
 ignores this function for that row). When TRL passes ``log_metric`` (TRL >= 1.x), the batch means

@@ -136,7 +136,7 @@ class TaskArguments:
             raise ValueError("train_size and eval_size must be >= 0")
 
     def mix(self) -> list[Any]:
-        """The training mixture as :class:`rlvr.data_gen.datasets.FamilyMix` list (``task_options`` applied)."""
+        """The training mixture as :class:`rlvr.datasets.FamilyMix` list (``task_options`` applied)."""
         return build_mix(self.mixture, self.families, self.task_options)
 
 
@@ -144,7 +144,7 @@ def build_mix(mixture: Any, families: Sequence[str] | None, options: dict | None
     """``mixture`` (list of {family, weight, options, split} or a ``"fam[@split][:w],..."`` string) or
     ``families`` (``NAME[@SPLIT][:WEIGHT]`` items) -> ``FamilyMix`` list, shared ``options`` under each
     entry's own."""
-    from rlvr.data_gen.datasets import FamilyMix, parse_mix
+    from rlvr.datasets import FamilyMix, parse_mix
 
     source = mixture if mixture else list(families or [])
     if not source:

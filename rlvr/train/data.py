@@ -1,4 +1,4 @@
-"""Training and eval datasets for a recipe, built with :mod:`rlvr.data_gen.datasets`.
+"""Training and eval datasets for a recipe, built with :mod:`rlvr.datasets`.
 
 - training: an unbounded stream of fresh tasks (``train_size: 0``, needs ``max_steps``) or a fixed
   dataset of ``train_size`` tasks; a :class:`~rlvr.train.curriculum.Curriculum` is handed to the
@@ -37,7 +37,7 @@ def _shaped(dataset: Any, shaper: PromptShaper) -> Any:
 
 def build_train_dataset(task_args: TaskArguments, training_args: Any, curriculum: Curriculum | None = None) -> Any:
     """The training dataset of a recipe (a stream unless ``train_size > 0``)."""
-    from rlvr.data_gen.datasets import build_dataset, build_stream
+    from rlvr.datasets import build_dataset, build_stream
 
     mix = task_args.mix()
     if task_args.train_size > 0:
@@ -104,7 +104,7 @@ def eval_set_specs(task_args: TaskArguments) -> dict[str, dict[str, Any]]:
 
 def build_eval_sets(task_args: TaskArguments) -> dict[str, Any]:
     """Fixed eval datasets by name (empty if none configured)."""
-    from rlvr.data_gen.datasets import build_dataset
+    from rlvr.datasets import build_dataset
 
     sets = {}
     shaper = make_shaper(task_args)

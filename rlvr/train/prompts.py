@@ -136,7 +136,7 @@ class PromptShaper:
 @lru_cache(maxsize=8)
 def _demonstrations(mix_json: str, n: int, split: str, seed: int, pool: int, style: str) -> tuple[tuple[str, str], ...]:
     from rlvr.api import oracle_completion
-    from rlvr.data_gen.datasets import FamilyMix, Mixture
+    from rlvr.datasets import FamilyMix, Mixture
 
     mix = [FamilyMix(**m) for m in json.loads(mix_json)]
     mixture = Mixture(mix, split, seed)

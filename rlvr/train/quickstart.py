@@ -107,7 +107,7 @@ def write_eval_tasks(path: Path, mix: Sequence[Any], splits: Sequence[str], n: i
     ``shaper`` (a :class:`rlvr.train.prompts.PromptShaper`) gives the tasks the prompts the model
     is trained with; ids and ground truths stay the generator's.
     """
-    from rlvr.data_gen.datasets import Mixture
+    from rlvr.datasets import Mixture
 
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as fh:

@@ -3,7 +3,7 @@
 Small models given a strict verifiable reward often score zero on every completion, so every
 group advantage is zero and RL learns nothing. A short supervised cold start on correct, reasoned
 demonstrations fixes that; rlvr writes those demonstrations itself
-(:func:`rlvr.data_gen.solutions.worked_solution`, each one verified at reward 1.0).
+(:func:`rlvr.solutions.worked_solution`, each one verified at reward 1.0).
 
 Flow of :func:`train_with_cold_start`:
 
@@ -74,7 +74,7 @@ class SFTArguments:
     sft_report_to: list[str] | None = field(default=None, metadata={"help": "SFT trackers (default: none)"})
 
     def __post_init__(self) -> None:
-        from rlvr.data_gen.solutions import STYLES
+        from rlvr.solutions import STYLES
 
         if self.sft_steps < 0 or self.sft_train_size < 0:
             raise ValueError("sft_steps and sft_train_size must be >= 0")
@@ -146,8 +146,8 @@ def sft_rows(
     recipe's prompt shaping, so SFT rows and RL prompts read alike. The completion is always the
     worked solution of the task itself.
     """
-    from rlvr.data_gen.datasets import Mixture, task_row
-    from rlvr.data_gen.solutions import SolutionError, solution_messages
+    from rlvr.datasets import Mixture, task_row
+    from rlvr.solutions import SolutionError, solution_messages
 
     mixture = mix if isinstance(mix, Mixture) else Mixture(mix, split, seed)
     rows: list[dict[str, Any]] = []

@@ -7,7 +7,7 @@ import json
 import pytest
 
 import rlvr
-from rlvr.data_gen.datasets import build_dataset
+from rlvr.datasets import build_dataset
 from rlvr.envs.trl import ChemToolEnv
 
 

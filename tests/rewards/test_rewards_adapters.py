@@ -7,8 +7,8 @@ import pytest
 
 import rlvr
 import rlvr.rewards as rewards
-from rlvr.data_gen.datasets import build_dataset
-from rlvr.data_gen.export import verl_row
+from rlvr.datasets import build_dataset
+from rlvr.export import verl_row
 from rlvr.task import Task
 
 MIX = "stoich.t1,stoich.t2,stoich.balance,stoich.byproduct,mol.count,mol.index,mol.gen"

@@ -33,7 +33,7 @@ def test_every_recipe_parses(recipe, tmp_path):
     assert model.model_name_or_path
     mix = task.mix()  # families, splits and options are valid for the registry
     assert mix and all(m.weight > 0 for m in mix)
-    from rlvr.data_gen.datasets import Mixture
+    from rlvr.datasets import Mixture
     from rlvr.train.data import eval_set_specs
 
     Mixture(mix, task.train_split, task.task_seed)

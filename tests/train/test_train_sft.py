@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 import rlvr
-from rlvr.data_gen.datasets import task_from_row
+from rlvr.datasets import task_from_row
 from rlvr.train.sft import SFTArguments, build_sft_dataset, main, parse_sft_recipe, run_sft
 
 RECIPES = sorted((Path(__file__).resolve().parents[2] / "recipes" / "sft").glob("*.yaml"))

@@ -1,0 +1,1 @@
+"""Pure checkers ``(task, completion) -> Verdict`` and the multiset metrics they use."""

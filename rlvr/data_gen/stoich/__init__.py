@@ -1,5 +1,0 @@
-"""Stoichiometry tasks (ChemAlgebra): reaction corpus, loaders, rebalancing, splits and task families.
-
-Families (registered in :mod:`rlvr.data_gen.stoich.families`): ``stoich.balance``, ``stoich.t1``,
-``stoich.t2``, ``stoich.byproduct``. See ``docs/stoichiometry.md``.
-"""
