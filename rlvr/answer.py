@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from rlvr.reasons import Reason
+
 #: Completions longer than this (characters) are rejected before any parsing.
 MAX_COMPLETION_CHARS = 100_000
 #: The answer itself (the text inside the chosen block) is capped to this many characters.
@@ -24,7 +26,7 @@ class Extraction:
     """The outcome of extracting an answer: ``text`` is None when nothing usable was found."""
 
     text: str | None
-    reason: str = "ok"  # ok | no_answer | too_long | not_text
+    reason: Reason = Reason.OK  # OK | NO_ANSWER | TOO_LONG | NOT_TEXT
     source: str = "tag"  # tag | json | raw
 
 
@@ -72,15 +74,15 @@ def extract_answer(completion: Any, *, max_chars: int = MAX_COMPLETION_CHARS) ->
     """The answer inside the last ``<answer>`` block after any ``</think>``."""
     text = completion_text(completion)
     if text is None:
-        return Extraction(None, "not_text")
+        return Extraction(None, Reason.NOT_TEXT)
     if len(text) > max_chars:
-        return Extraction(None, "too_long")
+        return Extraction(None, Reason.TOO_LONG)
     body = extract_tagged(strip_think(text))
     if body is None:
-        return Extraction(None, "no_answer")
+        return Extraction(None, Reason.NO_ANSWER)
     if len(body) > MAX_ANSWER_CHARS:
-        return Extraction(None, "too_long")
-    return Extraction(body, "ok", "tag")
+        return Extraction(None, Reason.TOO_LONG)
+    return Extraction(body, Reason.OK, "tag")
 
 
 _DECODER = json.JSONDecoder()
@@ -117,14 +119,14 @@ def extract_json_answer(
     decoder = _DECODER if object_pairs_hook is None else json.JSONDecoder(object_pairs_hook=object_pairs_hook)
     text = completion_text(completion)
     if text is None:
-        return None, "not_text"
+        return None, Reason.NOT_TEXT
     if len(text) > max_chars:
-        return None, "too_long"
+        return None, Reason.TOO_LONG
     visible = strip_think(text)
     body = extract_tagged(visible)
     if body is not None:
         if len(body) > MAX_ANSWER_CHARS:
-            return None, "too_long"
+            return None, Reason.TOO_LONG
         stripped = _strip_code_fence(body)
         try:
             value = decoder.decode(stripped)
@@ -138,7 +140,7 @@ def extract_json_answer(
     value = _last_json_object(visible, decoder=decoder)
     if value is not None:
         return value, "json"
-    return None, "no_answer"
+    return None, Reason.NO_ANSWER
 
 
 _FENCE_OPEN = re.compile(r"^```[a-zA-Z]*")

@@ -5,16 +5,13 @@ import dataclasses
 import logging
 from typing import Any, Iterator, Mapping
 
+from rlvr.deadline import DeadlineExceeded, call_with_deadline, resolve_timeout
+from rlvr.reasons import Reason
 from rlvr.registry import get_family
 from rlvr.rng import shard_indices
 from rlvr.task import Task, TaskFormatError, Verdict
 
 log = logging.getLogger(__name__)
-
-
-def task_id(family: str, split: str, seed: int, index: int, cfg_key: str) -> str:
-    """The id of a task: enough, with ``meta["config"]``, to regenerate it."""
-    return f"{family}:{split}:{seed}:{index}:{cfg_key}"
 
 
 def generate(family: str, split: str = "train", seed: int = 0, index: int = 0, **options: Any) -> Task:
@@ -63,27 +60,28 @@ def regenerate(task: Task | Mapping[str, Any]) -> Task:
 def verify(task: Task | Mapping[str, Any], completion: Any, **options: Any) -> Verdict:
     """Score ``completion`` against ``task``: a :class:`Verdict` with reward in [0, 1].
 
-    A malformed *task* raises :class:`~rlvr.task.TaskFormatError` and an unknown ``reward`` mode a
-    ``ValueError`` (both are caller errors); any completion, however malformed, gets a verdict
-    (reward 0 and a reason), never an exception.
+    A malformed *task* raises :class:`~rlvr.task.TaskFormatError`, an option the family's checker
+    does not take a ``TypeError`` and an unknown ``reward`` mode a ``ValueError`` (all caller errors,
+    checked up front against the :class:`~rlvr.registry.FamilySpec`); any completion, however
+    malformed, gets a verdict (reward 0 and a reason), never an exception.
+
+    ``timeout`` (seconds; default ``$RLVR_VERDICT_TIMEOUT`` or 5; ``0``/``"off"``: none) bounds the
+    checker's wall time: past it the verdict is reward 0 with reason ``timeout`` (see :mod:`rlvr.deadline`).
     """
     task = Task.from_dict(task)
     spec = get_family(task.family)
-    mode = options.get("reward")
-    if mode is not None and spec.reward_modes and mode not in spec.reward_modes:
-        raise ValueError(f"{task.family}: unknown reward mode {mode!r}; valid modes: {list(spec.reward_modes)}")
+    seconds = resolve_timeout(options.pop("timeout", None))
+    spec.validate_check_options(options)
     try:
-        verdict = spec.check(task, completion, **options)
+        verdict = call_with_deadline(seconds, spec.check, task, completion, **options)
+    except DeadlineExceeded:
+        log.warning("checker for %s exceeded its %s s deadline on task %s", task.family, seconds, task.id)
+        return Verdict.fail(Reason.TIMEOUT, timeout_s=seconds)
     except TaskFormatError:
         raise  # a broken record is the caller's error, reported as such
-    except TypeError as exc:
-        if "unexpected keyword" in str(exc):
-            raise
-        log.exception("checker for %s failed on task %s", task.family, task.id)
-        return Verdict.fail("checker_error", error=f"{type(exc).__name__}: {exc}")
     except Exception as exc:  # noqa: BLE001 - a reward must never crash a training loop
         log.exception("checker for %s failed on task %s", task.family, task.id)
-        return Verdict.fail("checker_error", error=f"{type(exc).__name__}: {exc}")
+        return Verdict.fail(Reason.CHECKER_ERROR, error=f"{type(exc).__name__}: {exc}")
     return verdict
 
 

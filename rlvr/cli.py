@@ -1,12 +1,17 @@
 """The ``rlvr`` command: one entry point, one module per subcommand in :mod:`rlvr.commands`.
 
-Subcommands only parse arguments and call library functions.
+Subcommands only parse arguments and call library functions. Every mistake of the user's ends in
+one line on stderr and exit code 2; an unexpected error ends in one line naming the file that holds
+its traceback (``--debug`` or ``RLVR_DEBUG=1`` shows it instead) and exit code 1.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+
+from rlvr.commands.errors import report_error
 
 #: subcommand modules, in help order; each exposes ``register(subparsers)``
 COMMANDS = (
@@ -14,8 +19,45 @@ COMMANDS = (
 )
 
 
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line naming ``--help``."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class DefaultsFormatter(argparse.HelpFormatter):
+    """Shows ``(default: X)`` for options whose default is a value (not None, not a flag)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if "%(default)" in text or "(default" in text or not action.option_strings or action.default in (None, argparse.SUPPRESS):
+            return text
+        if isinstance(action.default, bool) or action.nargs == 0:
+            return text
+        return f"{text} (default: %(default)s)" if text else "(default: %(default)s)"
+
+
+class RawDefaultsFormatter(argparse.RawDescriptionHelpFormatter, DefaultsFormatter):
+    """:class:`DefaultsFormatter` keeping the description's line breaks."""
+
+
+def _finish(parser: argparse.ArgumentParser) -> None:
+    """Defaults shown in help and ``--debug`` on ``parser`` and every subparser below it."""
+    raw = issubclass(parser.formatter_class, argparse.RawDescriptionHelpFormatter)
+    parser.formatter_class = RawDefaultsFormatter if raw else DefaultsFormatter
+    if "-" in parser.prefix_chars and "--debug" not in parser._option_string_actions:
+        parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                            help="show the full traceback of an unexpected error")
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                _finish(child)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rlvr", description="Verifiable-reward tasks, environments and training for chemistry.")
+    parser = Parser(prog="rlvr", description="Verifiable-reward tasks, environments and training for chemistry.")
+    parser.add_argument("--debug", action="store_true", help="show the full traceback of an unexpected error")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS:
@@ -27,24 +69,30 @@ def build_parser() -> argparse.ArgumentParser:
                 continue  # subcommand not part of this build
             raise
         module.register(sub)
+    for child in dict.fromkeys(sub.choices.values()):
+        _finish(child)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, or a usage error already printed in one line
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
+    debug = bool(getattr(args, "debug", False)) or os.environ.get("RLVR_DEBUG", "") not in ("", "0")
     try:
         result = args.func(args)
     except KeyboardInterrupt:
+        print(f"rlvr {args.command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # e.g. `rlvr features | head`
         sys.stderr.close()
         return 0
-    except (ValueError, KeyError, FileNotFoundError, TypeError) as exc:
-        if getattr(args, "debug", False):
+    except Exception as exc:  # noqa: BLE001 - every error ends in one line (or a traceback with --debug)
+        if debug:
             raise
-        print(f"rlvr {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        return report_error(f"rlvr {args.command}", exc)
     return int(result or 0)
 
 

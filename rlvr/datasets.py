@@ -15,13 +15,15 @@ see the same task.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol, Sequence, Union, runtime_checkable
 
+from rlvr.api import generate
+from rlvr.registry import get_family
 from rlvr.rng import shard_indices, unit_interval
+from rlvr.solutions import SolutionError, worked_solution
 from rlvr.task import Task
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -126,8 +128,6 @@ class Mixture:
     """
 
     def __init__(self, mix: MixLike, split: str = "train", seed: int = 0) -> None:
-        from rlvr.registry import get_family
-
         self.components = parse_mix(mix)
         self.split = split
         self.seed = int(seed)
@@ -146,8 +146,7 @@ class Mixture:
                     f"(set FamilyMix(split=...) or 'family@split' to mix families with different split names)"
                 )
             spec.make_config(**c.options)  # unknown or invalid options fail here, not mid-training
-        self._fields = {c.family: {f.name for f in dataclasses.fields(get_family(c.family).config_cls)}
-                        for c in self.components}
+        self._fields = {c.family: get_family(c.family).options for c in self.components}
 
     def split_of(self, component: FamilyMix) -> str:
         """The split a component draws from (its own override, else the mixture's)."""
@@ -170,8 +169,6 @@ class Mixture:
         stoichiometry rows of a mixed stream and leaves the molecule rows alone); an option no family
         of the mixture has is an error.
         """
-        from rlvr.api import generate
-
         c = self.component_at(index)
         extra = _curriculum_options(curriculum, c.family)
         if extra:
@@ -216,8 +213,6 @@ def task_row(task: Task, *, with_solution: bool = False, style: str = "terse") -
         "split": str(task.meta.get("split") or task.id.split(":")[1]),
     }
     if with_solution:
-        from rlvr.solutions import worked_solution
-
         row["completion"] = [{"role": "assistant", "content": worked_solution(task, style=style)}]
     return row
 
@@ -251,8 +246,6 @@ def iter_rows(
     for index in shard_indices(int(start), stop, int(rank), int(world_size)):
         task = mixture.task_at(index, curriculum)
         if with_solution:
-            from rlvr.solutions import SolutionError
-
             try:
                 yield task_row(task, with_solution=True, style=style)
             except SolutionError:  # no derivable solution (e.g. some `paper`-semantics tasks): no SFT row

@@ -8,41 +8,60 @@
   ``ability``, ``reward_model`` = ``{"style": "rule", "ground_truth": <JSON string>}``, ``extra_info`` =
   ``{"split", "index", "id", "family", "task_json"}``, scored by :func:`rlvr.rewards.verl.compute_score`.
 
-Rows are generated and written in batches, so memory stays bounded for large ``n``.
+Where: ``out`` follows the ``--out`` rule of :mod:`rlvr.files`; in a folder the file is
+``SPLIT.jsonl`` / ``SPLIT.parquet`` (``SPLIT/`` for ``hf``, as ``DatasetDict.save_to_disk`` lays out
+splits). Nothing that exists is replaced without ``overwrite``, and writes are atomic.
+
+Rows are generated and written in batches, so memory stays bounded for large ``n``; with
+``num_proc > 1`` worker processes generate consecutive chunks of rows and the writer takes them in
+order, so the output is byte-identical to ``num_proc=1``.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import multiprocessing
 import os
-import shutil
+import sys
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Iterator
 
+from tqdm.auto import tqdm
+
+from rlvr.api import generate
 from rlvr.datasets import MixLike, Mixture, iter_rows, row_features, task_from_row
+from rlvr.files import atomic_open, atomic_path, resolve_out
+from rlvr.registry import get_family
 from rlvr.task import Task
 
 FORMATS = ("jsonl", "parquet", "hf", "verl")
 _BATCH = 1024
+#: most rows per work item of a worker process
+_CHUNK = 512
 
 
 def verl_row(task: Task, index: int, ability: str | None = None) -> dict[str, Any]:
     """One task in verl's RL parquet layout."""
     if ability is None:
-        from rlvr.registry import get_family
-
         ability = get_family(task.family).ability
+    return _verl_record(task.to_dict(), task.to_json(), index, ability)
+
+
+def _verl_record(record: dict[str, Any], task_json: str, index: int, ability: str) -> dict[str, Any]:
+    """:func:`verl_row` from a task record and its JSON (serialised once)."""
     return {
-        "data_source": task.family,
-        "prompt": [{"role": str(m.get("role", "user")), "content": str(m.get("content", ""))} for m in task.prompt],
+        "data_source": record["family"],
+        "prompt": [{"role": str(m.get("role", "user")), "content": str(m.get("content", ""))} for m in record["prompt"]],
         "ability": ability,
-        "reward_model": {"style": "rule", "ground_truth": json.dumps(task.ground_truth, ensure_ascii=False)},
+        "reward_model": {"style": "rule", "ground_truth": json.dumps(record["ground_truth"], ensure_ascii=False)},
         "extra_info": {
-            "split": str(task.meta.get("split", task.id.split(":")[1])),
+            "split": str(record["meta"].get("split", record["id"].split(":")[1])),
             "index": int(index),
-            "id": task.id,
-            "family": task.family,
-            "task_json": task.to_json(),
+            "id": record["id"],
+            "family": record["family"],
+            "task_json": task_json,
         },
     }
 
@@ -65,20 +84,74 @@ def _verl_features() -> Any:
     })
 
 
-def _rows(fmt: str, mixture: Mixture, n: int, start: int, with_solution: bool, style: str) -> Iterator[dict[str, Any]]:
+def is_dataset_folder(path: Path) -> bool:
+    """True for a folder written by ``Dataset.save_to_disk`` (the ``hf`` format)."""
+    return (path / "dataset_info.json").is_file() and (path / "state.json").is_file()
+
+
+def export_path(out: str | os.PathLike[str], fmt: str, split: str, *, overwrite: bool = False) -> Path:
+    """The path an export to ``out`` writes (the ``--out`` rule); raises if it may not be written."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}; choose one of {list(FORMATS)}")
+    name = split if fmt == "hf" else f"{split}.{'jsonl' if fmt == 'jsonl' else 'parquet'}"
+    return resolve_out(out, name, overwrite=overwrite, is_artifact_folder=is_dataset_folder if fmt == "hf" else None)
+
+
+def _rows(fmt: str, mixture: Mixture, n: int, start: int, with_solution: bool, style: str) -> Iterator[Any]:
+    """Dataset rows (parquet, hf), verl rows, or JSONL lines (jsonl) of rows ``start..start+n-1``."""
     rows = iter_rows(mixture, n=n, start=start, with_solution=with_solution, style=style)
     if fmt in ("parquet", "hf"):
         yield from rows
         return
+    abilities: dict[str, str] = {}
     for offset, row in enumerate(rows):
-        task = Task.from_json(row["task_json"])
+        if fmt == "jsonl" and not with_solution:
+            yield row["task_json"]  # the task record's JSON, as Task.to_json writes it
+            continue
+        record = json.loads(row["task_json"])
         if fmt == "jsonl":
-            record = task.to_dict()
-            if with_solution:
-                record["completion"] = row["completion"]
-            yield record
+            record["completion"] = row["completion"]
+            yield json.dumps(record, ensure_ascii=False)
         else:  # verl
-            yield verl_row(task, start + offset)
+            family = record["family"]
+            if family not in abilities:
+                abilities[family] = get_family(family).ability
+            yield _verl_record(record, row["task_json"], start + offset, abilities[family])
+
+
+def _chunk_rows(job: tuple) -> list[Any]:
+    """Worker: the rows ``start..start+n-1`` (a picklable job, so any start method works)."""
+    fmt, components, split, seed, start, n, with_solution, style = job
+    return list(_rows(fmt, Mixture(components, split, seed), n, start, with_solution, style))
+
+
+def _fork_context() -> Any:
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else None)
+
+
+def _parallel_rows(pool: Any, workers: int, fmt: str, mixture: Mixture, n: int, start: int, with_solution: bool,
+                   style: str) -> Iterator[Any]:
+    chunk = max(16, min(_CHUNK, n // (4 * workers)))
+    jobs = [(fmt, mixture.components, mixture.split, mixture.seed, start + i, min(chunk, n - i), with_solution, style)
+            for i in range(0, n, chunk)]
+    for rows in pool.imap(_chunk_rows, jobs):
+        yield from rows
+
+
+def _counted(rows: Iterator[Any], bar: Any) -> Iterator[Any]:
+    for row in rows:
+        yield row
+        bar.update(1)
+
+
+def _write_jsonl(lines: Iterator[str], path: Path) -> int:
+    count = 0
+    with atomic_open(path) as fh:
+        for line in lines:
+            fh.write(line + "\n")
+            count += 1
+    return count
 
 
 def _write_parquet(rows: Iterator[dict[str, Any]], features: Any, path: Path) -> int:
@@ -87,8 +160,7 @@ def _write_parquet(rows: Iterator[dict[str, Any]], features: Any, path: Path) ->
 
     schema = features.arrow_schema
     count = 0
-    tmp = path.with_name(path.name + ".tmp")
-    with pq.ParquetWriter(str(tmp), schema) as writer:
+    with atomic_path(path) as tmp, pq.ParquetWriter(str(tmp), schema) as writer:
         batch: list[dict[str, Any]] = []
         for row in rows:
             batch.append(row)
@@ -99,7 +171,38 @@ def _write_parquet(rows: Iterator[dict[str, Any]], features: Any, path: Path) ->
         if batch or count == 0:
             writer.write_table(pa.Table.from_pylist(batch, schema=schema))
             count += len(batch)
-    tmp.replace(path)
+    return count
+
+
+def _file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
+
+
+def _write_hf(rows: Iterator[dict[str, Any]], features: Any, path: Path) -> int:
+    """Stage a parquet file, load it as a (memory-mapped) Dataset and save it into a new folder."""
+    from datasets import Dataset
+    from datasets.utils.logging import disable_progress_bar, enable_progress_bar, is_progress_bar_enabled
+
+    shown = is_progress_bar_enabled()
+    with tempfile.TemporaryDirectory(prefix="rlvr-export-") as tmpdir:
+        staged = Path(tmpdir) / "rows.parquet"
+        count = _write_parquet(rows, features, staged)
+        disable_progress_bar()
+        try:
+            loaded = Dataset.from_parquet(str(staged), features=features, cache_dir=str(Path(tmpdir) / "cache"))
+            # a fingerprint of the content (not of the temporary paths), so the folder is reproducible byte for byte
+            dataset = Dataset(loaded.data, info=loaded.info, split=loaded.split, fingerprint=_file_digest(staged))
+            del loaded
+            with atomic_path(path, folder=True) as folder:
+                dataset.save_to_disk(str(folder))
+            del dataset
+        finally:
+            if shown:
+                enable_progress_bar()
     return count
 
 
@@ -114,43 +217,46 @@ def export_tasks(
     start: int = 0,
     with_solution: bool = False,
     style: str = "terse",
+    overwrite: bool = False,
+    num_proc: int = 1,
+    progress: bool | None = False,
 ) -> int:
-    """Write ``n`` tasks (rows ``start..start+n-1`` of the mixture) to ``out`` in format ``fmt``; returns the count."""
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown export format {fmt!r}; choose one of {list(FORMATS)}")
+    """Write ``n`` tasks (rows ``start..start+n-1`` of the mixture) to ``out`` in format ``fmt``; returns the count.
+
+    ``out`` follows the ``--out`` rule (:func:`export_path`); an existing target is replaced only with
+    ``overwrite``. ``num_proc`` worker processes generate the rows (same bytes as one process);
+    ``progress`` shows a bar on stderr (None: when stderr is a terminal).
+    """
+    path = export_path(out, fmt, split, overwrite=overwrite)
     if int(n) < 0:
         raise ValueError(f"n must be >= 0, got {n}")
+    if int(num_proc) < 1:
+        raise ValueError(f"num_proc must be at least 1, got {num_proc}")
     if fmt == "verl" and with_solution:
         raise ValueError("the verl RL layout has no completion column; export solutions as jsonl/parquet/hf")
     mixture = Mixture(mix, split, seed)
-    path = Path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    rows = _rows(fmt, mixture, int(n), int(start), with_solution, style)
-    if fmt == "jsonl":
-        tmp = path.with_name(path.name + ".tmp")
-        count = 0
-        with tmp.open("w", encoding="utf-8") as fh:
-            for record in rows:
-                fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-                count += 1
-        tmp.replace(path)
-        return count
-    if fmt == "parquet":
-        return _write_parquet(rows, row_features(with_solution), path)
-    if fmt == "verl":
-        return _write_parquet(rows, _verl_features(), path)
-    # hf: stage a parquet file, load it as a Dataset (memory-mapped from a temporary cache) and save_to_disk
-    from datasets import Dataset
-
-    with tempfile.TemporaryDirectory(prefix="rlvr-export-") as tmpdir:
-        staged = Path(tmpdir) / "rows.parquet"
-        count = _write_parquet(rows, row_features(with_solution), staged)
-        dataset = Dataset.from_parquet(str(staged), features=row_features(with_solution), cache_dir=str(Path(tmpdir) / "cache"))
-        if path.exists():
-            shutil.rmtree(path) if path.is_dir() else path.unlink()
-        dataset.save_to_disk(str(path))
-        del dataset
-    return count
+    n, start = int(n), int(start)
+    workers = min(int(num_proc), max(1, n // 16))
+    with ExitStack() as stack:
+        if workers > 1:
+            # load each family's corpus / pool once here, so forked workers share it instead of each loading it
+            for c in mixture.components:
+                generate(c.family, mixture.split_of(c), mixture.seed, start, **c.options)
+            pool = stack.enter_context(_fork_context().Pool(workers))
+            rows = _parallel_rows(pool, workers, fmt, mixture, n, start, with_solution, style)
+        else:
+            rows = _rows(fmt, mixture, n, start, with_solution, style)
+        disable = (not sys.stderr.isatty()) if progress is None else not progress
+        bar = stack.enter_context(tqdm(total=n, unit="task", desc=f"export {fmt}", file=sys.stderr, disable=disable,
+                                       dynamic_ncols=True))
+        rows = _counted(rows, bar)
+        if fmt == "jsonl":
+            return _write_jsonl(rows, path)
+        if fmt == "parquet":
+            return _write_parquet(rows, row_features(with_solution), path)
+        if fmt == "verl":
+            return _write_parquet(rows, _verl_features(), path)
+        return _write_hf(rows, row_features(with_solution), path)
 
 
 def read_tasks(path: str | os.PathLike[str], fmt: str | None = None) -> list[Task]:
@@ -173,3 +279,4 @@ def read_tasks(path: str | os.PathLike[str], fmt: str | None = None) -> list[Tas
             return [Task.from_json(row["extra_info"]["task_json"]) for row in rows]
         return [task_from_row(row) for row in rows]
     raise ValueError(f"unknown export format {fmt!r}; choose one of {list(FORMATS)}")
+

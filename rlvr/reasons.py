@@ -51,6 +51,7 @@ class Reason(StrEnum):
     WRONG_TYPE = "wrong_type"
     WRONG_VALUE = "wrong_value"
     INVALID_SMILES = "invalid_smiles"
+    MULTIPLE_FRAGMENTS = "multiple_fragments"
     CONSTRAINT_FAILED = "constraint_failed"
     SEARCH_BUDGET_EXHAUSTED = "search_budget_exhausted"
 

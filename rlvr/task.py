@@ -1,9 +1,13 @@
 """The two records that cross every module boundary: :class:`Task` and :class:`Verdict`."""
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping
+
+from rlvr.rng import stable_hash
 
 REQUIRED_TASK_FIELDS = ("id", "family", "prompt", "ground_truth", "meta")
 
@@ -104,7 +108,38 @@ class Verdict:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @property
+    def diagnostics(self) -> Mapping[str, Any]:
+        """The checker's diagnostics of a wrong answer (``metrics["diagnostics"]``; empty when absent)."""
+        diag = self.metrics.get("diagnostics") if isinstance(self.metrics, Mapping) else None
+        return diag if isinstance(diag, Mapping) else {}
+
     @classmethod
     def fail(cls, reason: str, **metrics: Any) -> "Verdict":
         """A zero-reward verdict with a reason code."""
         return cls(reward=0.0, correct=False, metrics=dict(metrics), reason=reason)
+
+
+def load_tasks(path: str | os.PathLike[str]) -> list[Task]:
+    """Every task of a JSONL file, validated (errors name the file and line; blank lines skipped)."""
+    tasks = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                tasks.append(Task.from_json(line))
+            except TaskFormatError as exc:
+                raise TaskFormatError(f"{path}:{lineno}: {exc}") from exc
+    return tasks
+
+
+def task_id(family: str, split: str, seed: int, index: int, cfg_key: str) -> str:
+    """The id of a task: enough, with ``meta["config"]``, to regenerate it."""
+    return f"{family}:{split}:{seed}:{index}:{cfg_key}"
+
+
+def config_key(config: Any) -> str:
+    """A short stable fingerprint of a config dataclass (used in task ids)."""
+    payload = json.dumps(dataclasses.asdict(config), sort_keys=True, default=str)
+    return format(stable_hash(payload) & 0xFFFFFFFF, "08x")

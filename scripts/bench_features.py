@@ -26,12 +26,16 @@ import sys
 import time
 from typing import Any, Callable
 
-from rdkit import Chem, RDConfig, RDLogger
+from rdkit import Chem, RDLogger
 from rdkit.Chem import BRICS
 
 from rlvr.chem.smiles import mol_formula
-from rlvr.chem.molecules import graph as feature_graph
 from rlvr.chem.molecules import features as F
+from rlvr.chem.molecules import graph as feature_graph
+from rlvr.chem.molecules import solvers as S
+from rlvr.chem.molecules.reactions import PREFIX as TEMPLATE_PREFIX
+from rlvr.chem.molecules.specs import LAZY_KEYS
+from rlvr.chem.rdkit_data import molecule_files, read_smiles
 from rlvr.chem.molecules.brics import brics_leaves
 from rlvr.chem.molecules.reactions import compiled_templates
 from rlvr.chem.molecules.functional_groups import compiled_patterns
@@ -41,13 +45,11 @@ RDLogger.DisableLog("rdApp.*")
 
 def load_molecules(n: int, offset: int = 0) -> list[str]:
     out: list[str] = []
-    with open(RDConfig.RDDataDir + "/NCI/first_5K.smi") as fh:
-        for line in fh:
-            smi = line.split()[0]
-            m = Chem.MolFromSmiles(smi)
-            if m is None or not 5 <= m.GetNumHeavyAtoms() <= 50 or "." in smi:
-                continue
-            out.append(smi)
+    for smi in read_smiles(molecule_files()[0]):  # NCI/first_5K.smi
+        m = Chem.MolFromSmiles(smi)
+        if m is None or not 5 <= m.GetNumHeavyAtoms() <= 50 or "." in smi:
+            continue
+        out.append(smi)
     return out[offset:offset + n]
 
 
@@ -88,13 +90,13 @@ def _fresh_calculators() -> dict[str, Callable[[str], Any]]:
         name = spec.name
         if spec.category in ("graph_topology", "chemistry_typed_topology") and ("ring" in name or name in (
                 "bridgehead", "spiro", "fused_ring", "heterocycle")):
-            calc[name] = group(F._ring_features)
+            calc[name] = group(S._ring_features)
         elif "stereo" in name:
-            calc[name] = group(F._stereo_features)
+            calc[name] = group(S._stereo_features)
         elif name.startswith("oxidation_state_"):
-            calc[name] = group(F._oxidation)
+            calc[name] = group(S._oxidation)
         elif name.startswith("murcko"):
-            calc[name] = group(F._murcko)
+            calc[name] = group(S._murcko)
     calc.update({
         "chain_termini": atoms(lambda a: a.GetAtomicNum() == 6 and a.GetDegree() == 1),
         "branch_point": atoms(lambda a: a.GetAtomicNum() == 6 and a.GetDegree() >= 3),
@@ -106,15 +108,15 @@ def _fresh_calculators() -> dict[str, Callable[[str], Any]]:
         "heavy_atom": atoms(lambda a: a.GetAtomicNum() != 1),
         "hydrogen_atom": lambda s: mol_formula(fresh(s)),
         "molecular_formula": lambda s: mol_formula(fresh(s)).hill(),
-        "hba": pattern(F._HBOND_PATTERNS["hba"]),
-        "hbd": pattern(F._HBOND_PATTERNS["hbd"]),
-        "rotatable_bond": pattern(F._STRICT_ROTATABLE),
+        "hba": pattern(S.HBOND_PATTERNS["hba"]),
+        "hbd": pattern(S.HBOND_PATTERNS["hbd"]),
+        "rotatable_bond": pattern(S.STRICT_ROTATABLE),
         "brics_decomposition": lambda s: (BRICS.FindBRICSBonds(fresh(s)), brics_leaves(fresh(s))),
     })
     for name, pats in compiled_patterns():
         calc[f"functional_group_{name}"] = (lambda ps: lambda s: [fresh(s).GetSubstructMatches(p) for p in ps])(pats)
     for name, rxn, pat in compiled_templates():
-        base = f"{F.TEMPLATE_PREFIX}{name}"
+        base = f"{TEMPLATE_PREFIX}{name}"
         calc[base] = pattern(pat)
         calc[f"{base}_success"] = reaction(rxn, pat)
         calc[f"{base}_products"] = reaction(rxn, pat)
@@ -162,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         rng.shuffle(perm)
         variants.append(Chem.MolToSmiles(Chem.RenumberAtoms(m, perm), canonical=False))
     n_keys = len(F.feature_keys())
-    core_keys = [k for k in F.feature_keys() if k not in F._LAZY_KEYS]
+    core_keys = [k for k in F.feature_keys() if k not in LAZY_KEYS]
     compiled_patterns()
     compiled_templates()
     calc = _fresh_calculators()

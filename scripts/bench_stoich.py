@@ -62,10 +62,11 @@ def bench_build() -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["RLVR_CACHE"] = tmp
         from rlvr.generators.stoich import corpus as corpus_mod
+        from rlvr.generators.stoich.molecule_pool import load_molecule_pool
 
-        corpus_mod.load_molecule_pool.cache_clear()
+        load_molecule_pool.cache_clear()
         t0 = time.perf_counter()
-        corpus_mod.load_molecule_pool()
+        load_molecule_pool()
         t1 = time.perf_counter()
         embedded = corpus_mod.load_embedded()
         t2 = time.perf_counter()
@@ -73,7 +74,7 @@ def bench_build() -> dict:
         t3 = time.perf_counter()
         corpus_mod.load_embedded()
         t4 = time.perf_counter()
-        corpus_mod.load_molecule_pool.cache_clear()
+        load_molecule_pool.cache_clear()
         del os.environ["RLVR_CACHE"]
     return {
         "pool_scan_s": round(t1 - t0, 1),

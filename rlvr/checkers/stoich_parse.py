@@ -13,13 +13,12 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal, Mapping
+from typing import Any, Mapping
 
 from rlvr.chem.formula import Formula
 from rlvr.chem.notation import MAX_COEFFICIENT, MAX_TERMS, NotationError, parse_bag, parse_equation
-from rlvr.chem.species import SpeciesError, canonical_species, species_formula
-
-StrictEncoding = Literal["formula", "smiles"]
+from rlvr.chem.species import SpeciesError, StrictEncoding, canonical_species, species_formula
+from rlvr.reasons import Reason
 
 #: Arrows that make an answer an equation (same set as :func:`rlvr.chem.notation.parse_equation`).
 _ARROW_HINTS = ("->", "→", "⟶", ">")
@@ -29,7 +28,7 @@ _LIST_SPLIT = re.compile(r"[\s,;:]+")
 class AnswerError(ValueError):
     """A completion's answer could not be read; ``reason`` is the verdict's reason code."""
 
-    def __init__(self, reason: str, detail: str) -> None:
+    def __init__(self, reason: Reason, detail: str) -> None:
         super().__init__(detail)
         self.reason = reason
         self.detail = detail
@@ -117,17 +116,17 @@ def clean_answer(text: str) -> str:
 def _coefficient(value: Any, where: str) -> int:
     """A JSON coefficient: a positive integer (integral floats and digit strings accepted)."""
     if isinstance(value, bool):
-        raise AnswerError("unparsable", f"coefficient of {where} is not a number")
+        raise AnswerError(Reason.UNPARSABLE, f"coefficient of {where} is not a number")
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         value = int(value.strip())
     if not isinstance(value, int):
-        raise AnswerError("unparsable", f"coefficient of {where} is not an integer")
+        raise AnswerError(Reason.UNPARSABLE, f"coefficient of {where} is not an integer")
     if value > MAX_COEFFICIENT:
-        raise AnswerError("unparsable", f"coefficient of {where} is larger than {MAX_COEFFICIENT}")
+        raise AnswerError(Reason.UNPARSABLE, f"coefficient of {where} is larger than {MAX_COEFFICIENT}")
     if value < 0:
-        raise AnswerError("unparsable", f"coefficient of {where} is negative")
+        raise AnswerError(Reason.UNPARSABLE, f"coefficient of {where} is negative")
     return value
 
 
@@ -154,11 +153,11 @@ def json_terms(pairs: JsonObject | Mapping[Any, Any]) -> list[tuple[str, int]]:
     items = pairs.items() if isinstance(pairs, Mapping) else pairs
     items = list(items)
     if len(items) > MAX_TERMS:
-        raise AnswerError("unparsable", f"more than {MAX_TERMS} species")
+        raise AnswerError(Reason.UNPARSABLE, f"more than {MAX_TERMS} species")
     terms = []
     for species, k in items:
         if not isinstance(species, str) or not species.strip():
-            raise AnswerError("unparsable", "JSON keys must be species names")
+            raise AnswerError(Reason.UNPARSABLE, "JSON keys must be species names")
         terms.append((species.strip(), _coefficient(k, "a species")))
     return terms
 
@@ -167,7 +166,7 @@ def _bag_terms(text: str) -> list[tuple[str, int]]:
     try:
         return parse_bag(text)
     except NotationError as exc:
-        raise AnswerError("unparsable", str(exc)) from None
+        raise AnswerError(Reason.UNPARSABLE, str(exc)) from None
 
 
 def parse_bag_answer(text: str) -> tuple[list[tuple[str, int]], str]:
@@ -179,24 +178,24 @@ def parse_bag_answer(text: str) -> tuple[list[tuple[str, int]], str]:
     """
     text = clean_answer(text)
     if not text:
-        raise AnswerError("unparsable", "empty answer")
+        raise AnswerError(Reason.UNPARSABLE, "empty answer")
     value = _try_json(text)
     if isinstance(value, JsonObject):
         terms, form = json_terms(value), "json"
     elif value is not _NOT_JSON:
-        raise AnswerError("unparsable", "a JSON answer must be an object {species: coefficient}")
+        raise AnswerError(Reason.UNPARSABLE, "a JSON answer must be an object {species: coefficient}")
     elif any(arrow in text for arrow in _ARROW_HINTS):
         try:
             _, terms = parse_equation(text)
         except NotationError as exc:
-            raise AnswerError("unparsable", str(exc)) from None
+            raise AnswerError(Reason.UNPARSABLE, str(exc)) from None
         form = "equation"
     else:
         terms, form = _bag_terms(text), "bag"
     if not terms:
-        raise AnswerError("unparsable", "empty answer")
+        raise AnswerError(Reason.UNPARSABLE, "empty answer")
     if any(k == 0 for _, k in terms):
-        raise AnswerError("unparsable", "zero coefficient (leave out species that are not there)")
+        raise AnswerError(Reason.UNPARSABLE, "zero coefficient (leave out species that are not there)")
     return terms, form
 
 
@@ -229,7 +228,7 @@ def _coefficient_list(text: str) -> tuple[int, ...] | None:
     values = []
     for t in tokens:
         if len(t) > 7 or int(t) > MAX_COEFFICIENT:
-            raise AnswerError("unparsable", f"coefficient larger than {MAX_COEFFICIENT}")
+            raise AnswerError(Reason.UNPARSABLE, f"coefficient larger than {MAX_COEFFICIENT}")
         values.append(int(t))
     return tuple(values)
 
@@ -238,23 +237,23 @@ def parse_balance_answer(text: str) -> BalanceAnswer:
     """Read a balance answer: a coefficient list, a JSON list/object, or a balanced equation."""
     text = clean_answer(text)
     if not text:
-        raise AnswerError("unparsable", "empty answer")
+        raise AnswerError(Reason.UNPARSABLE, "empty answer")
     value = _try_json(text)
     if isinstance(value, JsonObject):
         return BalanceAnswer("json", terms=tuple(json_terms(value)))
     if isinstance(value, list):
         if len(value) > MAX_TERMS:
-            raise AnswerError("unparsable", f"more than {MAX_TERMS} coefficients")
+            raise AnswerError(Reason.UNPARSABLE, f"more than {MAX_TERMS} coefficients")
         return BalanceAnswer("list", coefficients=tuple(_coefficient(v, "a list entry") for v in value))
     if value is not _NOT_JSON:
-        raise AnswerError("unparsable", "a JSON answer must be a list of coefficients or an object")
+        raise AnswerError(Reason.UNPARSABLE, "a JSON answer must be a list of coefficients or an object")
     coefficients = _coefficient_list(text)
     if coefficients is not None:
         return BalanceAnswer("list", coefficients=coefficients)
     if not any(arrow in text for arrow in _ARROW_HINTS) and " = " not in text:
-        raise AnswerError("unparsable", "expected a balanced equation (with ->, >> or =) or the coefficient list")
+        raise AnswerError(Reason.UNPARSABLE, "expected a balanced equation (with ->, >> or =) or the coefficient list")
     try:
         left, right = parse_equation(text)
     except NotationError as exc:
-        raise AnswerError("unparsable", str(exc)) from None
+        raise AnswerError(Reason.UNPARSABLE, str(exc)) from None
     return BalanceAnswer("equation", left=tuple(left), right=tuple(right))

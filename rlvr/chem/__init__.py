@@ -1,4 +1,4 @@
-"""Shared chemistry: formulas, SMILES identity, exact balancing (sympy loads only when balancing)."""
+"""Shared chemistry: formulas, SMILES identity, exact balancing (imported lazily: RDKit loads on first use)."""
 from __future__ import annotations
 
 import importlib

@@ -1,38 +1,28 @@
-"""Exact balancing: the rational null space of the element + charge matrix, scaled to integers."""
+"""Exact balancing: the rational null space of the element + charge matrix (:mod:`rlvr.chem.linalg`),
+scaled to the smallest positive integers; conservation checks of sides given as (formula, coefficient) pairs."""
 from __future__ import annotations
 
 from collections import Counter
-from fractions import Fraction
 from math import gcd, lcm
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
-
-if TYPE_CHECKING:
-    import sympy
+from typing import Iterable, Mapping, Sequence
 
 from rlvr.chem.formula import Formula
+from rlvr.chem.linalg import composition_rows, null_basis
 from rlvr.chem.species import Encoding, looks_like_smiles, species_formula
 
 
-def composition_matrix(reactants: Sequence[Formula], products: Sequence[Formula]) -> tuple[list[str], "sympy.Matrix"]:
+def composition_matrix(reactants: Sequence[Formula], products: Sequence[Formula]) -> tuple[list[str], list[list[int]]]:
     """Rows: elements (sorted) then charge if any species is charged; columns: reactants then products (negated)."""
-    import sympy  # imported here: it is slow to import and only balancing needs it
-
-    species = list(reactants) + list(products)
-    elements = sorted({el for f in species for el, _ in f.counts})
-    rows = [[(f.as_dict().get(el, 0)) * (1 if j < len(reactants) else -1) for j, f in enumerate(species)] for el in elements]
-    labels = list(elements)
-    if any(f.charge for f in species):
-        rows.append([f.charge * (1 if j < len(reactants) else -1) for j, f in enumerate(species)])
-        labels.append("charge")
-    return labels, sympy.Matrix(rows)
+    signs = [1] * len(reactants) + [-1] * len(products)
+    return composition_rows([*reactants, *products], signs)
 
 
 def balance_formulas(reactants: Sequence[Formula], products: Sequence[Formula]) -> list[int]:
     """Smallest positive integer coefficients balancing ``reactants -> products`` (elements and charge)."""
     if not reactants or not products:
         raise ValueError("cannot balance: both sides need at least one species")
-    _, matrix = composition_matrix(reactants, products)
-    basis = matrix.nullspace()
+    _, rows = composition_matrix(reactants, products)
+    basis = null_basis(rows, len(reactants) + len(products))
     if not basis:
         raise ValueError("cannot balance: no non-zero combination conserves every element and the charge")
     if len(basis) > 1:
@@ -40,7 +30,7 @@ def balance_formulas(reactants: Sequence[Formula], products: Sequence[Formula]) 
             f"cannot balance uniquely: the solution space is {len(basis)}-dimensional "
             "(the equation combines independent reactions; coefficients are not determined)"
         )
-    vec = [Fraction(int(x.p), int(x.q)) for x in basis[0]]
+    vec = basis[0]
     if all(v <= 0 for v in vec):
         vec = [-v for v in vec]
     if any(v <= 0 for v in vec):
@@ -52,9 +42,7 @@ def balance_formulas(reactants: Sequence[Formula], products: Sequence[Formula]) 
         )
     denom = lcm(*(v.denominator for v in vec))
     ints = [int(v * denom) for v in vec]
-    g = 0
-    for x in ints:
-        g = gcd(g, x)
+    g = gcd(*ints)
     return [x // g for x in ints]
 
 

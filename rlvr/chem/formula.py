@@ -184,8 +184,22 @@ def parse_formula(text: str) -> Formula:
 
 
 def is_formula(text: str) -> bool:
+    """Whether ``text`` parses as a formula."""
     try:
         parse_formula(text)
         return True
     except FormulaError:
         return False
+
+
+def same_formula(a: str, b: str) -> bool:
+    """Whether two formula strings have the same composition and charge (False if either does not parse)."""
+    try:
+        return parse_formula(a.strip()) == parse_formula(b.strip())
+    except ValueError:  # FormulaError
+        return False
+
+
+def formula_weight(formula: Formula) -> float:
+    """Average molecular weight (g/mol) of a composition, as RDKit's ``MolWt`` computes it."""
+    return float(sum(_PT.GetAtomicWeight(el) * n for el, n in formula.counts))

@@ -1,4 +1,5 @@
-"""SMILES through RDKit: formula (implicit hydrogens and formal charge included) and canonical identity."""
+"""SMILES through RDKit: parsing (bounded, never raising on hostile text), formula (implicit
+hydrogens and formal charge included), canonical identity and comparison."""
 from __future__ import annotations
 
 from collections import Counter
@@ -17,6 +18,17 @@ class SmilesError(ValueError):
     """The text is not a valid SMILES string (or has no atoms)."""
 
 
+def mol_from_smiles(text: str) -> Chem.Mol | None:
+    """RDKit's ``MolFromSmiles`` for any text: None (never an exception) when it is not a SMILES.
+
+    SMILES are ASCII; other text (lone surrogates included, which RDKit cannot even encode) is
+    rejected before RDKit sees it.
+    """
+    if not isinstance(text, str) or not text.isascii():
+        return None
+    return Chem.MolFromSmiles(text)
+
+
 @lru_cache(maxsize=65536)
 def parse_smiles(smiles: str) -> Chem.Mol:
     """Parse and sanitise a SMILES string; raises :class:`SmilesError` with a reason."""
@@ -27,7 +39,7 @@ def parse_smiles(smiles: str) -> Chem.Mol:
         raise SmilesError("empty SMILES")
     if len(text) > MAX_SMILES_CHARS:
         raise SmilesError("SMILES too long")
-    mol = Chem.MolFromSmiles(text)
+    mol = mol_from_smiles(text)
     if mol is None or mol.GetNumAtoms() == 0:
         raise SmilesError(f"invalid SMILES {smiles!r}")
     return mol
@@ -55,3 +67,33 @@ def smiles_formula(smiles: str) -> Formula:
 def canonical_smiles(smiles: str) -> str:
     """RDKit canonical isomeric SMILES (the species identity in the SMILES encoding)."""
     return Chem.MolToSmiles(parse_smiles(smiles))
+
+
+def stable_smiles(smiles: str) -> str | None:
+    """Canonical SMILES that is a fixed point of canonicalisation (None when it is not, or invalid)."""
+    mol = mol_from_smiles(smiles)
+    if mol is None:
+        return None
+    once = Chem.MolToSmiles(mol)
+    if once == smiles:
+        return once
+    again = Chem.MolFromSmiles(once)
+    if again is None:
+        return None
+    return once if Chem.MolToSmiles(again) == once else None
+
+
+def same_smiles(a: str, b: str, *, max_chars: int = MAX_SMILES_CHARS) -> bool:
+    """Whether two SMILES strings name the same molecule (identical text, or equal canonical SMILES).
+
+    Empty strings, text longer than ``max_chars`` and invalid SMILES are never equal to anything
+    but their identical twin.
+    """
+    if a.strip() == b.strip():
+        return True
+    if not a.strip() or not b.strip() or len(a) > max_chars:
+        return False
+    try:
+        return canonical_smiles(a.strip()) == canonical_smiles(b.strip())
+    except ValueError:  # SmilesError
+        return False

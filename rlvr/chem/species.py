@@ -7,7 +7,11 @@ from typing import Literal
 from rlvr.chem.formula import Formula, FormulaError, parse_formula
 from rlvr.chem.smiles import SmilesError, canonical_smiles, smiles_formula
 
+#: how species are written: Hill formulas or SMILES (``auto``: decided per string, see :func:`looks_like_smiles`)
 Encoding = Literal["formula", "smiles", "auto"]
+#: an encoding without ``auto`` (what a task, a corpus view or a checker works in)
+StrictEncoding = Literal["formula", "smiles"]
+ENCODINGS: tuple[StrictEncoding, ...] = ("formula", "smiles")
 
 _SMILES_ONLY = re.compile(r"[=#@/\\%]|[a-z]{2}|^[cnospb]|[(\[].*[)\]].*[a-z]")
 
@@ -35,7 +39,8 @@ def looks_like_smiles(text: str) -> bool:
     return len(symbols) != len(set(symbols)) and not has_counts
 
 
-def resolve_encoding(text: str, encoding: Encoding) -> Literal["formula", "smiles"]:
+def resolve_encoding(text: str, encoding: Encoding) -> StrictEncoding:
+    """``encoding`` itself, or for ``auto`` the encoding ``text`` reads in."""
     if encoding == "auto":
         return "smiles" if looks_like_smiles(text) else "formula"
     if encoding not in ("formula", "smiles"):
@@ -53,7 +58,11 @@ def species_formula(text: str, encoding: Encoding = "auto") -> Formula:
 
 
 def canonical_species(text: str, encoding: Encoding) -> str:
-    """The identity key of a species: Hill formula (formula encoding) or canonical SMILES."""
+    """The identity key of a species: Hill formula (formula encoding) or canonical SMILES.
+
+    The one species canonicalisation of rlvr: checkers, generators, loaders and worked solutions
+    all key species by it. Raises :class:`SpeciesError` when ``text`` does not parse.
+    """
     enc = resolve_encoding(text, encoding)
     try:
         return parse_formula(text).hill() if enc == "formula" else canonical_smiles(text)

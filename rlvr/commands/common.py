@@ -1,13 +1,49 @@
-"""Helpers shared by subcommands: option parsing and JSONL I/O."""
+"""Helpers shared by subcommands: option parsing, checked numbers, the ``--out`` rule and JSONL I/O."""
 from __future__ import annotations
 
+import argparse
+import importlib
 import json
+import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, TextIO
 
+from rlvr.commands.errors import UsageError
+from rlvr.files import atomic_open, out_help, resolve_out
 from rlvr.task import Task
+
+#: test-only cap on every ``-n`` (tests/test_readme.py runs the README's commands as written, smaller)
+TEST_MAX_N_ENV = "RLVR_TEST_MAX_N"
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: an integer >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def capped_n(n: int) -> int:
+    """``n``, capped by ``$RLVR_TEST_MAX_N`` when that is set (a test-only knob)."""
+    cap = os.environ.get(TEST_MAX_N_ENV, "").strip()
+    return min(int(n), int(cap)) if cap else int(n)
 
 
 def parse_option_pairs(pairs: list[str] | None) -> dict[str, Any]:
@@ -15,7 +51,7 @@ def parse_option_pairs(pairs: list[str] | None) -> dict[str, Any]:
     options: dict[str, Any] = {}
     for pair in pairs or []:
         if "=" not in pair:
-            raise ValueError(f"option {pair!r} must look like KEY=VALUE")
+            raise UsageError(f"option {pair!r} must look like KEY=VALUE (e.g. -o encoding=smiles)")
         key, value = pair.split("=", 1)
         try:
             options[key.strip().replace("-", "_")] = json.loads(value)
@@ -24,16 +60,35 @@ def parse_option_pairs(pairs: list[str] | None) -> dict[str, Any]:
     return options
 
 
-def add_task_option_args(p) -> None:
+def add_common_args(p: argparse.ArgumentParser, *, n_default: int, n_help: str, index_help: str) -> None:
+    """``--split``, ``-n``, ``--seed``, ``--start``: which tasks of a family (or mixture) to draw."""
+    p.add_argument("--split", default="train",
+                   help="split to draw from (each family's splits: rlvr sample --list)")
+    p.add_argument("-n", type=positive_int, default=n_default, help=n_help)
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="generation seed: the same (family, options, seed, split, index) always gives the same task")
+    p.add_argument("--start", type=non_negative_int, default=0, help=index_help)
+
+
+def add_task_option_args(p: argparse.ArgumentParser) -> None:
     """The family-option flags shared by ``rlvr sample`` and ``rlvr export``."""
-    p.add_argument("--encoding", help="stoichiometry: formula or smiles")
-    p.add_argument("--load", type=int, help="molecular tasks: features per question (1, 2, 3, 5)")
-    p.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="any family option (repeatable)")
+    p.add_argument("--encoding", choices=["formula", "smiles"], help="stoichiometry families: formula or smiles")
+    p.add_argument("--load", type=positive_int,
+                   help="molecular families: features (or constraints) per question, 1-10 (the paper uses 1, 2, 3, 5)")
+    p.add_argument("-o", "--option", action="append", metavar="KEY=VALUE",
+                   help="any family option, value parsed as JSON when it parses (repeatable; "
+                        "unknown keys are listed in the error)")
     p.add_argument("--with-solution", action="store_true", help="add a worked-solution `completion` column")
     p.add_argument("--style", default="terse", choices=["terse", "detailed"], help="worked-solution style")
 
 
-def task_options(args) -> dict[str, Any]:
+def add_out_args(p: argparse.ArgumentParser, name: str, *, what: str = "output file", required: bool = False) -> None:
+    """``--out`` (stating the rule, ``name`` being the file made inside a folder) and ``--overwrite``."""
+    p.add_argument("--out", required=required, help=out_help(name, what))
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
+
+
+def task_options(args: argparse.Namespace) -> dict[str, Any]:
     """Family options from ``-o KEY=VALUE`` plus the ``--encoding`` / ``--load`` shortcuts."""
     options = parse_option_pairs(args.option)
     if args.encoding is not None:
@@ -43,23 +98,36 @@ def task_options(args) -> dict[str, Any]:
     return options
 
 
+def out_path(out: str | None, name: str, overwrite: bool) -> Path | None:
+    """The file ``--out`` names (None for stdout: no ``--out`` or ``-``), checked before any work starts."""
+    if out in (None, "-"):
+        return None
+    return resolve_out(out, name, overwrite=overwrite)
+
+
 @contextmanager
-def open_out(path: str | None) -> Iterator[TextIO]:
-    """Open ``path`` for writing (atomically via a temp file), or stdout for None/``-``."""
-    if path in (None, "-"):
+def open_out(path: Path | None) -> Iterator[TextIO]:
+    """Write to ``path`` atomically (nothing is left behind on error), or to stdout for None."""
+    if path is None:
         yield sys.stdout
         return
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
+    with atomic_open(path) as fh:
         yield fh
-    tmp.replace(target)
 
 
-def read_jsonl(path: str) -> Iterator[dict[str, Any]]:
+def _open_text(path: str, what: str) -> TextIO:
+    if path == "-":
+        return sys.stdin
+    if Path(path).is_dir():
+        raise UsageError(f"{what} {path} is a folder; give a JSONL file")
+    if not Path(path).exists():
+        raise UsageError(f"{what} {path} does not exist")
+    return open(path, encoding="utf-8")
+
+
+def read_jsonl(path: str, what: str = "file") -> Iterator[Any]:
     """Records of a JSONL file (or stdin for ``-``); blank lines skipped, bad JSON named by line."""
-    fh = sys.stdin if path == "-" else open(path, encoding="utf-8")
+    fh = _open_text(path, what)
     try:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
@@ -67,24 +135,27 @@ def read_jsonl(path: str) -> Iterator[dict[str, Any]]:
             try:
                 yield json.loads(line)
             except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({exc})") from exc
+                raise UsageError(f"{path}:{lineno}: not valid JSON ({exc.msg}); expected one JSON record per line") from None
     finally:
         if fh is not sys.stdin:
             fh.close()
 
 
-def read_tasks(path: str) -> list[Task]:
-    """Load and validate every task of a JSONL file (errors name the line)."""
+def read_tasks(path: str, records: list[Any] | None = None) -> list[Task]:
+    """Validate every task record of a JSONL file (read from ``path`` unless ``records`` are given)."""
     tasks = []
-    for i, record in enumerate(read_jsonl(path), 1):
+    for i, record in enumerate(read_jsonl(path, "--tasks") if records is None else records, 1):
+        if not isinstance(record, dict):
+            raise UsageError(f"{path}: record {i} is not a task (a JSON object from rlvr sample)")
         try:
             tasks.append(Task.from_dict(record))
-        except ValueError as exc:
-            raise ValueError(f"{path}: record {i}: {exc}") from exc
+        except (ValueError, KeyError, TypeError) as exc:
+            raise UsageError(f"{path}: record {i} is not a task ({exc}); write tasks with rlvr sample") from None
     return tasks
 
 
 def write_jsonl(records: Iterable[dict[str, Any]], fh: TextIO) -> int:
+    """Write ``records`` one JSON object per line; returns the count."""
     n = 0
     for record in records:
         fh.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -92,17 +163,13 @@ def write_jsonl(records: Iterable[dict[str, Any]], fh: TextIO) -> int:
     return n
 
 
-def register_passthrough(sub, name: str, help: str, entry: str) -> None:
+def register_passthrough(sub: argparse._SubParsersAction, name: str, help: str, entry: str) -> None:
     """A subcommand whose every argument belongs to another parser (e.g. TRL's ``TrlParser``).
 
     The subparser recognises no options of its own (``+`` prefix) and hands ``argv`` to
     ``entry`` (``"module:function"``, called as ``function(argv, prog="rlvr NAME")``).
     """
-    import argparse
-
     def run(args: argparse.Namespace) -> int:
-        import importlib
-
         module_name, _, attr = entry.partition(":")
         main = getattr(importlib.import_module(module_name), attr)
         try:

@@ -13,6 +13,10 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
+
+from rlvr.commands.common import add_out_args, open_out, out_path
+from rlvr.commands.errors import UsageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     i = csub.add_parser("import", help="load and rebalance a user reaction file, printing Table-1 statistics")
     i.add_argument("file", help="reaction SMILES file (reactants>reagents>products [columns...]) or a src file")
     i.add_argument("--tgt", help="target file of a ChemAlgebra src/tgt pair (default: the src file's tgt twin)")
-    i.add_argument("--out", help="write the balanced reactions ({k}A.{k}B>{1}R>{k}C per line)")
+    add_out_args(i, "FILE.balanced.txt", what="write the balanced reactions ({k}A.{k}B>{1}R>{k}C per line) to this file")
     i.add_argument("--no-solve", action="store_true", help="do not solve coefficients when whitelist rebalancing fails")
     i.add_argument("--json", action="store_true", help="print the statistics as JSON")
     i.set_defaults(func=run_import)
@@ -107,19 +111,32 @@ def run_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _nothing_loaded(file: str, stats: dict) -> UsageError:
+    bad = ", ".join(f"{k} {v}" for k, v in (stats.get("bad_lines") or {}).items())
+    dropped = ", ".join(f"{k} {v}" for k, v in (stats.get("dropped") or {}).items())
+    seen = f"lines read: {stats.get('total', 0)}" + (f"; bad lines: {bad}" if bad else "") + (
+        f"; dropped: {dropped}" if dropped else "")
+    return UsageError(f"{file}: no balanced reaction could be made ({seen}); expected one reaction SMILES "
+                      "'reactants>reagents>products' per line, or a ChemAlgebra src file with --tgt")
+
+
 def run_import(args: argparse.Namespace) -> int:
-    from rlvr.commands.common import open_out
     from rlvr.generators.stoich.loaders import load_reactions, load_user_corpus, write_reactions
 
+    if not Path(args.file).is_file():
+        raise UsageError(f"{args.file} is not a file" if Path(args.file).exists() else f"{args.file} does not exist")
+    path = out_path(args.out, f"{Path(args.file).stem}.balanced.txt", args.overwrite)
     spec = f"{args.file}::{args.tgt}" if args.tgt else args.file
     solve = not args.no_solve
     t0 = time.perf_counter()
     corpus = load_user_corpus(spec, solve_coefficients=solve)  # cached by content, reused by `corpus=FILE`
     seconds = time.perf_counter() - t0
     stats = corpus.stats.get("load", {})
-    if args.out:
+    if len(corpus) == 0:
+        raise _nothing_loaded(args.file, stats)
+    if path is not None:
         kept, _ = load_reactions(spec, solve_coefficients=solve)
-        with open_out(args.out) as fh:
+        with open_out(path) as fh:
             write_reactions(kept, fh)
     if args.json:
         json.dump({"load": stats, "reactions": len(corpus), "seconds": round(seconds, 2)}, sys.stdout, indent=2)
@@ -128,4 +145,6 @@ def run_import(args: argparse.Namespace) -> int:
     print(corpus.stats.get("table", ""))
     print(f"{len(corpus)} distinct balanced reactions in {seconds:.2f} s; use it with: "
           f"rlvr sample --family stoich.t2 -o corpus={spec}")
+    if path is not None:
+        print(f"wrote the balanced reactions to {path}", file=sys.stderr)
     return 0

@@ -2,7 +2,14 @@
 from __future__ import annotations
 
 import argparse
+import json
+import logging
+import os
 import sys
+from pathlib import Path
+
+from rlvr.commands.common import add_out_args, open_out, out_path, parse_option_pairs, positive_int
+from rlvr.commands.errors import UsageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,15 +27,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--suite", default="all", help="stoich | molecules | all (default all)")
     p.add_argument("--tasks", dest="tasks_file", help="evaluate an exported eval set (JSONL) instead of a suite")
     p.add_argument("--splits", nargs="+", help="keep these splits (in/cross/out are short for test_in/test_cross/test_out)")
-    p.add_argument("--limit", type=int, help="at most N tasks per suite entry (a prefix of the fixed set)")
-    p.add_argument("--samples", type=int, default=1, help="rollouts per task K (greedy when 1; default 1)")
-    p.add_argument("--out", help="output folder (default runs/eval/<suite>-<model>-<backend>-s<seed>)")
-    p.add_argument("--backend", default="transformers", choices=["transformers", "vllm", "openai", "oracle", "copy-input"])
+    p.add_argument("--limit", type=positive_int,
+                   help="at most N tasks per suite entry (a prefix of the fixed set): the run generates up to "
+                        "entries x N x --samples completions (rlvr eval --list-suites shows the entries); "
+                        "the count is printed before generation starts")
+    p.add_argument("--samples", type=positive_int, default=1, help="rollouts per task K (greedy when 1)")
+    p.add_argument("--out", help="output folder for results.json, report.md, plots/ and the verdict log "
+                   "(default runs/eval/<suite>-<model>-<backend>-s<seed>); a folder of an earlier run is resumed")
+    p.add_argument("--backend", default="transformers", choices=["transformers", "vllm", "openai", "oracle", "copy-input"],
+                   help="who answers: a local model (transformers, vllm), an OpenAI-compatible endpoint, or a "
+                        "model-free reference (oracle: the right answers, the ceiling; copy-input: the input copied as the answer, the floor)")
     p.add_argument("--seed", type=int, default=0, help="eval-set seed (and sampling seed)")
-    p.add_argument("--max-new-tokens", type=int, default=256)
-    p.add_argument("--batch-size", type=int, default=8)
+    p.add_argument("--max-new-tokens", type=positive_int, default=256, help="generation length limit per completion")
+    p.add_argument("--batch-size", type=positive_int, default=8, help="tasks generated together")
     p.add_argument("--temperature", type=float, help="default 0 (greedy) for one sample, 0.7 for several")
-    p.add_argument("--top-p", type=float, default=0.95)
+    p.add_argument("--top-p", type=float, default=0.95, help="nucleus sampling (with --temperature > 0)")
     p.add_argument("--device", default="auto", help="transformers backend: cpu, cuda, cuda:1, auto")
     p.add_argument("--dtype", default="auto", help="float32, bfloat16, float16, auto")
     p.add_argument("--threads", type=int, help="transformers backend on CPU: torch intra-op threads (default: torch's choice)")
@@ -40,12 +53,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", dest="request_timeout", type=float, default=120.0, help="openai backend: seconds per request")
     p.add_argument("-o", "--option", action="append", metavar="KEY=VALUE",
                    help="family option applied to every suite entry whose family has it (e.g. semantics=paper)")
-    p.add_argument("--export", metavar="FILE", help="write the eval set as JSONL to FILE and exit (no generation)")
-    p.add_argument("--overwrite", action="store_true", help="discard earlier results in --out instead of resuming")
-    p.add_argument("--no-plots", dest="plots", action="store_false")
-    p.add_argument("--no-progress", dest="progress", action="store_false")
+    p.add_argument("--export", metavar="FILE",
+                   help="write the eval set as JSONL to FILE and exit (no generation); an existing folder or a path "
+                        "ending in / gets eval-SUITE.jsonl inside it; an existing file is replaced only with --overwrite")
+    p.add_argument("--overwrite", action="store_true",
+                   help="discard earlier results in --out instead of resuming (with --export: replace FILE)")
+    p.add_argument("--no-plots", dest="plots", action="store_false", help="skip the PNG plots")
+    p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar on stderr")
     p.add_argument("--list-suites", action="store_true", help="print the suites and their entries, then exit")
-    p.add_argument("--debug", action="store_true", help="show tracebacks")
     p.set_defaults(func=run)
     sp = p.add_subparsers(dest="eval_command", metavar="{compare}")
     sp.required = False
@@ -53,25 +68,43 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("a", help="results.json (or out dir) A")
     c.add_argument("b", help="results.json (or out dir) B")
     c.add_argument("--only", help="keep metric paths with this prefix, e.g. stoich/table4")
-    c.add_argument("--out", dest="compare_out", help="also write the Markdown to this file")
+    add_out_args(c, "compare.md", what="also write the Markdown to this file")
     c.set_defaults(func=run_compare)
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from rlvr.eval.compare import compare_files
 
+    path = out_path(args.out, "compare.md", args.overwrite)
+    for name in (args.a, args.b):
+        if not Path(name).exists():
+            raise UsageError(f"{name} does not exist; give a results.json or the --out folder of an rlvr eval run")
     text = compare_files(args.a, args.b, only=args.only)
     sys.stdout.write(text)
-    if args.compare_out:
-        Path(args.compare_out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.compare_out).write_text(text, encoding="utf-8")
+    if path is not None:
+        with open_out(path) as fh:
+            fh.write(text)
     return 0
 
 
+def _looks_local(model: str) -> bool:
+    return model.startswith(("/", "./", "../", "~", ".\\")) or model.endswith(("/", os.sep)) or model in (".", "..")
+
+
+def check_inputs(args: argparse.Namespace) -> None:
+    """Fail in one line, before loading anything, on a model, adapter or tasks path that is not there."""
+    if args.backend in ("transformers", "vllm") and _looks_local(args.model):
+        if not Path(args.model).expanduser().exists():
+            raise UsageError(f"--model {args.model} does not exist; give a local model folder, 'default' (the "
+                             "embedded SmolLM2-135M-Instruct) or a model id in the local Hugging Face cache")
+    if args.adapter and not Path(args.adapter).expanduser().is_dir():
+        raise UsageError(f"--adapter {args.adapter} is not a folder; give a LoRA adapter folder saved by peft "
+                         "(e.g. the output_dir of rlvr train)")
+    if args.tasks_file and not Path(args.tasks_file).is_file():
+        raise UsageError(f"--tasks {args.tasks_file} is not a file; give an eval set JSONL (rlvr eval --export FILE)")
+
+
 def _config(args: argparse.Namespace):
-    from rlvr.commands.common import parse_option_pairs
     from rlvr.eval.config import EvalConfig
 
     return EvalConfig(
@@ -87,9 +120,6 @@ def _config(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-    import logging
-
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("rlvr.eval").setLevel(logging.INFO)
     if args.list_suites:
@@ -100,15 +130,19 @@ def run(args: argparse.Namespace) -> int:
             for e in suite.entries:
                 print(f"  {e.label()} n={e.n}")
         return 0
+    check_inputs(args)
     config = _config(args)
     if args.export:
         from rlvr.eval.runner import load_eval_set
-        from rlvr.eval.suites import eval_set_digest, export_eval_set
+        from rlvr.eval.suites import eval_set_digest
 
+        path = out_path(args.export, f"eval-{args.suite}.jsonl", args.overwrite)
         pairs, info = load_eval_set(config)
         tasks = [t for _, t in pairs]
-        n = export_eval_set(tasks, args.export)
-        print(json.dumps({"exported": n, "path": args.export, "suite": info["suite"],
+        with open_out(path) as fh:
+            for task in tasks:
+                fh.write(task.to_json() + "\n")
+        print(json.dumps({"exported": len(tasks), "path": str(path), "suite": info["suite"],
                           "suite_version": info["suite_version"], "digest": eval_set_digest(tasks)}))
         return 0
     from rlvr.eval.backends import BackendUnavailable
@@ -118,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = run_eval(config)
     except (BackendUnavailable, EndpointError) as exc:
-        if args.debug:
+        if getattr(args, "debug", False):
             raise
         print(f"rlvr eval: error: {exc}", file=sys.stderr)
         return 2

@@ -5,6 +5,8 @@ import argparse
 import json
 import sys
 
+from rlvr.commands.errors import UsageError
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -25,10 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _listing(args: argparse.Namespace) -> int:
-    from rlvr.chem.molecules.features import CATEGORIES, FEATURES
+    from rlvr.chem.molecules.features import FEATURES
 
-    if args.category and args.category not in CATEGORIES:
-        raise ValueError(f"unknown category {args.category!r}; choose from {', '.join(CATEGORIES)}")
     specs = [s for s in FEATURES.values() if not args.category or s.category == args.category]
     if args.json:
         rows = [
@@ -72,9 +72,17 @@ def _values(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_category(category: str | None) -> None:
+    from rlvr.chem.molecules.features import CATEGORIES
+
+    if category and category not in CATEGORIES:
+        raise UsageError(f"unknown category {category!r}; choose from {', '.join(CATEGORIES)}")
+
+
 def run(args: argparse.Namespace) -> int:
+    _check_category(args.category)
     if args.smiles is None:
         if args.key:
-            raise ValueError("--key needs --smiles")
+            raise UsageError("--key needs --smiles (rlvr features --smiles SMILES --key KEY)")
         return _listing(args)
     return _values(args)

@@ -13,7 +13,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=__doc__,
     )
     p.add_argument("--recipe", default="quickstart", help="recipe path or name in ./recipes (default: quickstart)")
-    p.add_argument("--output-dir", default="outputs/quickstart")
+    p.add_argument("--output-dir", default="outputs/quickstart",
+                   help="folder for the adapter, the before/after scores, the report and the figure")
     p.add_argument("--minutes", type=float, help="training time budget in minutes (default: the recipe's max_train_minutes)")
     p.add_argument("--max-steps", type=int, help="training steps (default: the recipe's)")
     p.add_argument("--eval-size", type=int, help="eval tasks per split (default: the recipe's eval_size)")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlvr.answer import completion_text
+from rlvr.api import verify
 from rlvr.envs.feedback import RETRY_HINT, feedback_text
 from rlvr.task import Task, Verdict
 
@@ -69,8 +70,6 @@ class Episode:
 
     def submit(self, completion: Any) -> TurnResult:
         """Score one answer; returns the turn's reward, whether the episode ended, and the feedback."""
-        from rlvr.api import verify
-
         if self.done:
             raise RuntimeError("the episode is over; reset before answering again")
         self.turn += 1

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 import gymnasium as gym
 
@@ -27,6 +27,7 @@ from rlvr.answer import MAX_COMPLETION_CHARS
 from rlvr.datasets import FamilyMix, MixLike, Mixture
 from rlvr.envs.episode import Episode, TurnConfig, prompt_text
 from rlvr.envs.spaces import ChatText
+from rlvr.registry import DEFAULT_ENV_MIX, DEFAULT_MIX, group_for_env, resolve_in_group
 from rlvr.rng import stable_hash
 from rlvr.task import Task
 
@@ -43,7 +44,7 @@ class ChemEnv(gym.Env[str, str]):
 
     Args:
         mix: families to draw from: a name (``"stoich.t2"``), ``"fam[@split][:weight],..."``, or a list
-            of :class:`~rlvr.datasets.FamilyMix`.
+            of :class:`~rlvr.datasets.FamilyMix` (None: :data:`rlvr.registry.DEFAULT_ENV_MIX`).
         split: the split every family draws from (unless its ``FamilyMix.split`` overrides it).
         task_seed: the generator seed (task ids are ``family:split:task_seed:index:config``).
         max_turns: answers allowed per episode (1 = single turn; > 1 = feedback after wrong answers).
@@ -58,7 +59,7 @@ class ChemEnv(gym.Env[str, str]):
 
     def __init__(
         self,
-        mix: MixLike = "stoich.t2",
+        mix: MixLike | None = None,
         split: str = "train",
         *,
         task_seed: int = 0,
@@ -73,7 +74,7 @@ class ChemEnv(gym.Env[str, str]):
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        self.mixture = Mixture(mix, split, task_seed)
+        self.mixture = Mixture(DEFAULT_ENV_MIX if mix is None else mix, split, task_seed)
         options = dict(verify_options or {})
         if reward_mode is not None:
             options["reward"] = reward_mode
@@ -184,7 +185,25 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-class StoichiometryEnv(ChemEnv):
+class GroupEnv(ChemEnv):
+    """One family of the group bound to this environment id (:attr:`env_id`, the group's ``env_id``).
+
+    ``family`` is a family of the group, by full or short name (``t2``, ``count``); None takes the
+    group's default family. Other keyword options are the family's config fields, validated at construction.
+    """
+
+    env_id: ClassVar[str] = ""
+
+    def __init__(self, family: str | None = None, split: str = "train", *, task_seed: int = 0, max_turns: int = 1,
+                 turn_penalty: float = 0.1, reward_mode: str | None = None, reveal_answer: bool = False,
+                 render_mode: str | None = None, **options: Any) -> None:
+        name = resolve_in_group(group_for_env(self.env_id), family)
+        super().__init__([FamilyMix(name, 1.0, options)], split, task_seed=task_seed, max_turns=max_turns,
+                         turn_penalty=turn_penalty, reward_mode=reward_mode, reveal_answer=reveal_answer,
+                         render_mode=render_mode)
+
+
+class StoichiometryEnv(GroupEnv):
     """``rlvr/Stoichiometry-v0``: one stoichiometry family; its options are keyword arguments.
 
     Example: ``gymnasium.make("rlvr/Stoichiometry-v0", family="stoich.t2", encoding="smiles",
@@ -192,34 +211,24 @@ class StoichiometryEnv(ChemEnv):
     prompt mode, coefficient sets, ...), validated at construction.
     """
 
-    def __init__(self, family: str = "stoich.t2", split: str = "train", *, task_seed: int = 0, max_turns: int = 1,
-                 turn_penalty: float = 0.1, reward_mode: str | None = None, reveal_answer: bool = False,
-                 render_mode: str | None = None, **options: Any) -> None:
-        if not family.startswith("stoich."):
-            raise ValueError(f"rlvr/Stoichiometry-v0 takes a stoich.* family, got {family!r}")
-        super().__init__([FamilyMix(family, 1.0, options)], split, task_seed=task_seed, max_turns=max_turns,
-                         turn_penalty=turn_penalty, reward_mode=reward_mode, reveal_answer=reveal_answer,
-                         render_mode=render_mode)
+    env_id = "rlvr/Stoichiometry-v0"
 
 
-class MolecularIQEnv(ChemEnv):
+class MolecularIQEnv(GroupEnv):
     """``rlvr/MolecularIQ-v0``: molecular-structure tasks; ``task_type`` is ``count``, ``index`` or ``gen``.
 
     ``split`` is the molecule pool split (``train``, ``easy``, ``hard``); other keyword options
     (load, complexity bin, SMILES presentation, ...) are the family's config fields.
     """
 
-    def __init__(self, task_type: str = "count", split: str = "train", *, task_seed: int = 0, max_turns: int = 1,
-                 turn_penalty: float = 0.1, reward_mode: str | None = None, reveal_answer: bool = False,
-                 render_mode: str | None = None, **options: Any) -> None:
-        family = task_type if task_type.startswith("mol.") else f"mol.{task_type}"
-        super().__init__([FamilyMix(family, 1.0, options)], split, task_seed=task_seed, max_turns=max_turns,
-                         turn_penalty=turn_penalty, reward_mode=reward_mode, reveal_answer=reveal_answer,
-                         render_mode=render_mode)
+    env_id = "rlvr/MolecularIQ-v0"
+
+    def __init__(self, task_type: str | None = None, split: str = "train", **kwargs: Any) -> None:
+        super().__init__(task_type, split, **kwargs)
 
 
 class ChemMixEnv(ChemEnv):
     """``rlvr/ChemMix-v0``: a weighted mixture of any families (``mix="stoich.t1:2,mol.count@easy:1"``)."""
 
-    def __init__(self, mix: MixLike = "stoich.t1,stoich.t2,mol.count,mol.index", split: str = "train", **kwargs: Any) -> None:
+    def __init__(self, mix: MixLike = DEFAULT_MIX, split: str = "train", **kwargs: Any) -> None:
         super().__init__(mix, split, **kwargs)

@@ -4,7 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from rlvr.eval.report import fmt, md_table
+from rlvr.eval.store import load_results
+from rlvr.eval.tables import fmt, md_table
 
 
 def _label(res: Mapping[str, Any], fallback: str) -> str:
@@ -60,6 +61,4 @@ def compare_results(a: Mapping[str, Any], b: Mapping[str, Any], *, only: str | N
 
 def compare_files(path_a: str | Path, path_b: str | Path, *, only: str | None = None) -> str:
     """:func:`compare_results` on two results.json files (or out dirs)."""
-    from rlvr.eval.runner import load_results
-
     return compare_results(load_results(path_a), load_results(path_b), only=only)

@@ -14,18 +14,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from tqdm.auto import tqdm
+
+from rlvr.api import verify
 from rlvr.eval.backends import Backend, make_backend
 from rlvr.eval.config import EvalConfig, EvalConfigError
-from rlvr.eval.store import RUN_FILE, VERDICTS_FILE, VerdictLog, load_verdict_log, write_json
+from rlvr.eval.plots import write_plots
+from rlvr.eval.report import render_report, summarize, task_info
+from rlvr.eval.store import RESULTS_FILE, RUN_FILE, VERDICTS_FILE, VerdictLog, load_verdict_log, write_json
 from rlvr.eval.suites import (
     SPLIT_GROUPS, draw_tasks, eval_set_digest, export_eval_set, get_suite, normalise_splits, resolve_entries,
     task_digest,
 )
-from rlvr.task import Task
+from rlvr.task import Task, load_tasks
 
 log = logging.getLogger(__name__)
 
-RESULTS_FILE = "results.json"
 REPORT_FILE = "report.md"
 EVAL_SET_FILE = "eval_set.jsonl"
 #: version of the results.json layout
@@ -82,9 +86,7 @@ def _task_options(task: Task) -> dict[str, Any]:
 def load_eval_set(config: EvalConfig) -> tuple[list[tuple[dict[str, Any], Task]], dict[str, Any]]:
     """The run's tasks with the options of their suite entry, and a description of the eval set."""
     if config.tasks_file:
-        from rlvr.commands.common import read_tasks
-
-        tasks = read_tasks(config.tasks_file)
+        tasks = load_tasks(config.tasks_file)
         wanted = normalise_splits(config.splits)
         counts: dict[tuple[str, str, str], int] = {}
         pairs: list[tuple[dict[str, Any], Task]] = []
@@ -235,8 +237,6 @@ def run_eval(
             }, paths={"verdicts": str(verdict_path)})
         done = _wait_for_ranks(out, verdict_path, tasks, wait_timeout)
     records = [_task_record(options, task, done[task.id]) for options, task in pairs]
-    from rlvr.eval.report import render_report, summarize
-
     summary = summarize(records, config.samples)
     cumulative_gen = sum(float(done[t.id].get("gen_seconds", 0.0)) for t in tasks)
     tokens = [r["n_tokens"] for t in tasks for r in done[t.id]["rollouts"] if r.get("n_tokens") is not None]
@@ -280,8 +280,6 @@ def run_eval(
     paths = {"out": str(out), "results": str(out / RESULTS_FILE), "report": str(out / REPORT_FILE),
              "verdicts": str(verdict_path), "eval_set": str(out / EVAL_SET_FILE)}
     if config.plots:
-        from rlvr.eval.plots import write_plots
-
         plot_paths = write_plots(results, out / "plots")
         paths.update({f"plot:{Path(p).stem}": p for p in plot_paths})
         if plot_paths:
@@ -315,10 +313,6 @@ def _generate_pending(
     done: dict[str, dict[str, Any]],
     on_batch: Callable[[int, int], None] | None,
 ) -> tuple[float, float, int]:
-    from tqdm.auto import tqdm
-
-    from rlvr.api import verify
-
     gen_total = verify_total = 0.0
     n_generated = 0
     samples = config.samples
@@ -368,8 +362,6 @@ def _jsonable(value: Any) -> Any:
 
 
 def _task_record(options: dict[str, Any], task: Task, done: dict[str, Any]) -> dict[str, Any]:
-    from rlvr.eval.report import task_info
-
     split = task_split(task)
     return {
         "id": task.id,
@@ -382,13 +374,3 @@ def _task_record(options: dict[str, Any], task: Task, done: dict[str, Any]) -> d
         "rollouts": done["rollouts"],
         "gen_seconds": done.get("gen_seconds"),
     }
-
-
-def load_results(path: str | Path) -> dict[str, Any]:
-    """A results.json (or the out dir that holds one)."""
-    p = Path(path)
-    if p.is_dir():
-        p = p / RESULTS_FILE
-    if not p.is_file():
-        raise FileNotFoundError(f"no results file at {p}")
-    return json.loads(p.read_text(encoding="utf-8"))

@@ -10,6 +10,8 @@ import re
 from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
+from rdkit import Chem, RDLogger
+
 from rlvr.task import Task
 
 #: meta keys a family may use for the flag
@@ -26,8 +28,6 @@ _COEF = re.compile(r"^\{\d+\}")
 @lru_cache(maxsize=65536)
 def smiles_has_stereocentre(smiles: str) -> bool | None:
     """True when the molecule has a (possibly unassigned) stereocentre; None when it does not parse."""
-    from rdkit import Chem, RDLogger
-
     RDLogger.DisableLog("rdApp.*")
     if len(smiles) > 1000:
         return None

@@ -1,4 +1,5 @@
-"""The resumable verdict log of a run: one JSON line per finished task, appended and flushed per batch.
+"""The files of a run: the resumable verdict log (one JSON line per finished task, appended and
+flushed per batch), ``run.json`` and ``results.json``.
 
 A killed run leaves at most one partial last line; :func:`load_verdict_log` drops it (truncating the
 file to its last complete line) so the rerun appends cleanly.
@@ -12,6 +13,7 @@ from typing import Any, Iterable
 
 VERDICTS_FILE = "verdicts.jsonl"
 RUN_FILE = "run.json"
+RESULTS_FILE = "results.json"
 
 
 def load_verdict_log(path: Path, *, repair: bool = True) -> dict[str, dict[str, Any]]:
@@ -76,3 +78,13 @@ def write_json(path: Path, data: Any) -> None:
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
     tmp.replace(path)
+
+
+def load_results(path: str | Path) -> dict[str, Any]:
+    """A results.json (or the out dir that holds one)."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / RESULTS_FILE
+    if not p.is_file():
+        raise FileNotFoundError(f"no results file at {p}")
+    return json.loads(p.read_text(encoding="utf-8"))

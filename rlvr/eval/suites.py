@@ -1,21 +1,23 @@
 """Fixed, versioned evaluation sets.
 
-A suite is a list of :class:`SuiteEntry` ``(family, split, n, options)``. Its tasks are drawn with
-:func:`rlvr.api.sample` at indices ``0..n-1`` from the run's seed, so the same suite, version and seed
-give the same tasks on any machine; ``--limit N`` keeps the first ``N`` tasks of every entry (a prefix
+A suite is a list of :class:`~rlvr.registry.SuiteEntry` ``(family, split, n, options)``; each family
+group declares its own (``FamilyGroup.suite``, named after the group) and ``all`` joins them. Its
+tasks are drawn with :func:`rlvr.api.sample` at indices ``0..n-1`` from the run's seed, so the same
+suite, version and seed give the same tasks on any machine; ``--limit N`` keeps the first ``N`` tasks of every entry (a prefix
 of the full set). :func:`eval_set_digest` fingerprints the drawn tasks, so two result files can be
 checked to come from the same eval set, and :func:`export_eval_set` writes them to JSONL for reuse
 (``rlvr eval --tasks FILE``).
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from rlvr.api import sample
+from rlvr.registry import SuiteEntry, get_family, list_groups
 from rlvr.task import Task
 
 #: bump when a suite definition changes (entries, sizes or options)
@@ -33,20 +35,6 @@ SPLIT_GROUPS = {
 
 
 @dataclass(frozen=True)
-class SuiteEntry:
-    """``n`` tasks of ``family`` on ``split`` with generator ``options``."""
-
-    family: str
-    split: str
-    n: int
-    options: dict[str, Any] = field(default_factory=dict, hash=False, compare=True)
-
-    def label(self) -> str:
-        opts = ",".join(f"{k}={v}" for k, v in sorted(self.options.items()))
-        return f"{self.family}[{self.split}{',' + opts if opts else ''}]"
-
-
-@dataclass(frozen=True)
 class Suite:
     """A named, versioned list of entries."""
 
@@ -60,36 +48,13 @@ class Suite:
         return f"{self.name}/v{self.version}"
 
 
-def _stoich_entries(n: int = 50) -> list[SuiteEntry]:
-    entries = []
-    for family in ("stoich.t1", "stoich.t2"):
-        for encoding in ("formula", "smiles"):
-            for split in ("test_in", "test_cross", "test_out"):
-                entries.append(SuiteEntry(family, split, n, {"encoding": encoding}))
-    for family in ("stoich.balance", "stoich.byproduct"):
-        for encoding in ("formula", "smiles"):
-            entries.append(SuiteEntry(family, "test", n, {"encoding": encoding}))
-    return entries
-
-
-def _molecule_entries(n: int = 12) -> list[SuiteEntry]:
-    entries = []
-    for family in ("mol.count", "mol.index", "mol.gen"):
-        for split in ("easy", "hard"):
-            for load in (1, 2, 3, 5):
-                entries.append(SuiteEntry(family, split, n, {"load": load}))
-    return entries
-
-
 def builtin_suites() -> dict[str, Suite]:
-    """The built-in suites by name."""
-    stoich = _stoich_entries()
-    molecules = _molecule_entries()
-    return {
-        "stoich": Suite("stoich", tuple(stoich), description="ChemAlgebra T1/T2 x formula/SMILES x in/cross/out, balance, byproduct"),
-        "molecules": Suite("molecules", tuple(molecules), description="MolecularIQ count/index/generation x easy/hard x load 1/2/3/5"),
-        "all": Suite("all", tuple(stoich + molecules), description="stoich + molecules"),
-    }
+    """The built-in suites by name: one per family group (its ``FamilyGroup.suite``) and ``all`` of them."""
+    groups = [g for g in list_groups() if g.suite]
+    suites = {g.name: Suite(g.name, tuple(g.suite), description=g.suite_description) for g in groups}
+    suites["all"] = Suite("all", tuple(e for g in groups for e in g.suite),
+                          description=" + ".join(g.name for g in groups))
+    return suites
 
 
 def get_suite(name: str) -> Suite:
@@ -125,8 +90,6 @@ def resolve_entries(
     Options a family's config does not define are dropped for that family (e.g. ``encoding`` for a
     family with a single encoding); an override no family accepts is an error.
     """
-    from rlvr.registry import get_family
-
     wanted = normalise_splits(splits)
     overrides = dict(options or {})
     used_overrides: set[str] = set()
@@ -136,7 +99,7 @@ def resolve_entries(
         if wanted is not None and entry.split not in wanted:
             continue
         spec = get_family(entry.family)
-        fields = {f.name for f in dataclasses.fields(spec.config_cls)}
+        fields = spec.options
         if entry.split not in spec.splits:
             raise ValueError(f"suite {suite.name}: {entry.family} has no split {entry.split!r} (splits: {list(spec.splits)})")
         merged = {**entry.options, **overrides}
@@ -158,8 +121,6 @@ def resolve_entries(
 
 def draw_tasks(entries: Sequence[SuiteEntry], seed: int) -> list[tuple[SuiteEntry, Task]]:
     """The tasks of every entry, in suite order (deterministic in ``seed``)."""
-    from rlvr.api import sample
-
     out: list[tuple[SuiteEntry, Task]] = []
     seen: set[str] = set()
     for entry in entries:

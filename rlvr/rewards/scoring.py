@@ -9,12 +9,12 @@ import logging
 from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
+from rlvr.api import verify
+from rlvr.reasons import answered
 from rlvr.task import Task, TaskFormatError, Verdict
 
 log = logging.getLogger(__name__)
 
-#: verdict reasons meaning the completion had no readable answer (what ``format_reward`` penalises)
-FORMAT_FAILURES = frozenset({"no_answer", "too_long", "not_text", "unparsable", "checker_error"})
 #: the per-sample numbers every adapter reports (same keys for every family, so batches stack)
 SUMMARY_KEYS = ("score", "acc", "answered")
 
@@ -66,20 +66,10 @@ def mode_for(reward: str | Mapping[str, str] | None, family: str) -> str | None:
 
 def score(task: Task, completion: Any, reward: str | Mapping[str, str] | None = None, **options: Any) -> Verdict:
     """:func:`rlvr.api.verify` with the family's reward mode; an unknown mode raises (a config error)."""
-    from rlvr.api import verify
-
     mode = mode_for(reward, task.family)
     if mode is not None:
         options = {**options, "reward": mode}
-    verdict = verify(task, completion, **options)
-    if verdict.reason == "checker_error" and mode is not None and "reward mode" in str(verdict.metrics.get("error", "")):
-        raise ValueError(f"{task.family}: {verdict.metrics.get('error')}")
-    return verdict
-
-
-def answered(verdict: Verdict) -> bool:
-    """Whether the completion had a readable answer block (whatever its correctness)."""
-    return verdict.reason not in FORMAT_FAILURES
+    return verify(task, completion, **options)
 
 
 def summary(verdict: Verdict) -> dict[str, float]:

@@ -10,15 +10,23 @@ of the verdict metrics are logged as ``<name>/<metric>`` (plus ``<name>/acc/<fam
 
 Importable by name: ``rlvr.rewards.chem_reward``, ``stoich_reward``, ``mol_reward``,
 ``format_reward``, ``partial_reward``; :func:`make_reward` builds others.
+:func:`make_async_reward` builds an ``async`` reward function that scores each batch concurrently
+in scoring processes, a hung verdict costing one process rather than the training step.
 """
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
+import weakref
 from collections import defaultdict
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from rlvr.deadline import resolve_timeout
+from rlvr.reasons import Reason
+from rlvr.rewards.isolation import ScorerProcess
 from rlvr.rewards.scoring import answered, family_selector, load_task, scalar_metrics, score, summary
-from rlvr.task import Task, TaskFormatError
+from rlvr.task import Task, TaskFormatError, Verdict
 
 log = logging.getLogger(__name__)
 
@@ -145,6 +153,106 @@ def format_reward(prompts: list[Any], completions: list[Any], **kwargs: Any) -> 
     return out
 
 
+Row = tuple[Task, Any, Any, dict[str, Any]]
+
+
+def _rows(payload: list[Row]) -> list[Row]:
+    """The items of an async-reward job (already validated in the trainer process)."""
+    return payload
+
+
+def _score_row(row: Row) -> Verdict:
+    task, completion, mode, options = row
+    return score(task, completion, mode, **options)
+
+
+def _lost_verdict(kind: str) -> Verdict:
+    if kind == "timeout":
+        return Verdict.fail(Reason.TIMEOUT, error="the verdict hung past its deadline in native code")
+    return Verdict.fail(Reason.CHECKER_ERROR, error="the checker crashed its scoring process")
+
+
+def _close_scorers(scorers: list[ScorerProcess]) -> None:
+    for scorer in scorers:
+        scorer.close()
+
+
+class AsyncReward:
+    """An ``async`` TRL reward function (see :func:`make_async_reward`); ``close()`` stops its processes."""
+
+    def __init__(self, reward: str | Mapping[str, str] | None, families: str | Iterable[str] | None, name: str,
+                 workers: int, timeout: float | None, imports: Sequence[str], log_metrics: bool,
+                 verify_options: Mapping[str, Any]) -> None:
+        self.reward = reward
+        self.selected = family_selector(families)
+        self.__name__ = self.__qualname__ = name
+        self.workers = workers
+        self.timeout = timeout
+        self.log_metrics = log_metrics
+        self.verify_options = dict(verify_options)
+        self.scorers = [ScorerProcess(timeout, imports=imports) for _ in range(workers)]
+        self._finalizer = weakref.finalize(self, _close_scorers, self.scorers)
+
+    async def __call__(self, prompts: list[Any], completions: list[Any], **kwargs: Any) -> list[float | None]:
+        mode = self.reward if self.reward is not None else kwargs.get("reward_mode")
+        tasks = tasks_from_columns(len(completions), kwargs)
+        out: list[float | None] = [0.0 if task is None else None for task in tasks]  # None: another family's row
+        verdicts: list[Any] = [None] * len(tasks)
+        options = {**self.verify_options, "timeout": 0 if self.timeout is None else self.timeout}
+        scored = [i for i, task in enumerate(tasks) if task is not None and self.selected(task.family)]
+        rows: list[Row] = [(tasks[i], completions[i], mode, options) for i in scored]  # type: ignore[misc]
+        for i, verdict in zip(scored, await self._score(rows)):
+            out[i] = float(verdict.reward)
+            verdicts[i] = verdict
+        if self.log_metrics:
+            _log(self.__name__, tasks, verdicts, kwargs)
+        return out
+
+    async def _score(self, rows: list[Row]) -> list[Verdict]:
+        if not rows:
+            return []
+        if self.workers == 0:  # in this process, on a thread (the in-process deadline only)
+            return await asyncio.to_thread(lambda: [_score_row(r) for r in rows])
+        size = -(-len(rows) // self.workers)
+        chunks = [rows[i:i + size] for i in range(0, len(rows), size)]
+        parts = await asyncio.gather(*(asyncio.to_thread(scorer.run, _rows, chunk, _score_row, _lost_verdict)
+                                       for scorer, chunk in zip(self.scorers, chunks)))
+        return [v for part in parts for v in part]
+
+    def close(self) -> None:
+        """Stop the scoring processes (they restart on the next call)."""
+        _close_scorers(self.scorers)
+
+
+def make_async_reward(
+    reward: str | Mapping[str, str] | None = None,
+    families: str | Iterable[str] | None = None,
+    *,
+    name: str | None = None,
+    workers: int | None = None,
+    timeout: float | str | None = None,
+    imports: Sequence[str] = (),
+    log_metrics: bool = True,
+    **verify_options: Any,
+) -> AsyncReward:
+    """An ``async`` TRL reward function: like :func:`make_reward`, scoring each batch concurrently.
+
+    The batch is split over ``workers`` scoring processes (default ``min(4, cores)``; ``0``: a
+    thread of this process), every verdict under a deadline of ``timeout`` seconds (default
+    ``$RLVR_VERDICT_TIMEOUT`` or 5): a verdict past it scores 0 with reason ``timeout``, and one
+    stuck in native code costs its process, which is replaced. The processes start on the first
+    call; ``imports`` are modules or ``.py`` files they import first (custom families registered
+    with :func:`rlvr.registry.register_family` in this process are not seen there otherwise).
+    TRL (>= 1.x) awaits async reward functions on its own event loop, concurrently with the others.
+    """
+    n = min(4, os.cpu_count() or 1) if workers is None else int(workers)
+    if n < 0:
+        raise ValueError(f"workers must be >= 0, got {workers}")
+    fname = name or "chem_reward_async" + (f"_{reward}" if isinstance(reward, str) else "")
+    return AsyncReward(reward, families, fname, n, resolve_timeout(timeout), tuple(imports), log_metrics,
+                       verify_options)
+
+
 #: verifier reward for every family (strict by default)
 chem_reward = make_reward(name="chem_reward")
 #: stoichiometry families only (None for other rows)
@@ -156,4 +264,4 @@ exact_reward = make_reward(reward="em", name="exact_reward")
 #: partial credit: F1 on stoichiometry bags, fraction of correct keys on molecular tasks
 partial_reward = make_reward(reward={"stoich.": "f1", "mol.": "shaped"}, name="partial_reward")
 
-__all__ = ["chem_reward", "exact_reward", "format_reward", "make_reward", "mol_reward", "partial_reward", "stoich_reward", "tasks_from_columns"]
+__all__ = ["AsyncReward", "chem_reward", "exact_reward", "format_reward", "make_async_reward", "make_reward", "mol_reward", "partial_reward", "stoich_reward", "tasks_from_columns"]

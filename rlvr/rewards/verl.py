@@ -1,16 +1,17 @@
 """verl adapter: ``compute_score(data_source, solution_str, ground_truth, extra_info=None) -> dict``.
 
-Point verl at it with ``custom_reward_function.path=<site-packages>/rlvr/rewards/verl.py`` and
-``custom_reward_function.name=compute_score`` on a parquet written by ``rlvr export --format verl``,
-whose rows carry the full task record in ``extra_info.task_json`` (and the ground truth, as JSON, in
-``reward_model.ground_truth``). The result has ``score`` (the verifier reward) plus ``acc`` and
-``answered``: the same keys for every family, so verl can stack them across a mixed batch.
+Point verl (0.9) at it with ``reward.custom_reward_function.path=<site-packages>/rlvr/rewards/verl.py``
+and ``reward.custom_reward_function.name=compute_score`` on a parquet written by ``rlvr export
+--format verl``, whose rows carry the full task record in ``extra_info.task_json`` (and the ground
+truth, as JSON, in ``reward_model.ground_truth``). The result has ``score`` (the verifier reward) plus
+``acc`` and ``answered``: the same keys for every family, so verl can stack them across a mixed batch.
+:func:`compute_score_batch` is the same for verl's ``batch`` reward manager.
 """
 from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from rlvr.rewards.scoring import load_task, score, summary
 from rlvr.task import Task, TaskFormatError
@@ -54,4 +55,23 @@ def compute_score(
     return summary(score(task, solution_str, reward_mode))
 
 
-__all__ = ["compute_score", "task_of"]
+def compute_score_batch(
+    data_sources: Sequence[str],
+    solution_strs: Sequence[str],
+    ground_truths: Sequence[Any],
+    extra_infos: Sequence[Mapping[str, Any] | None] | None = None,
+    reward_mode: str | Mapping[str, str] | None = None,
+    **kwargs: Any,
+) -> list[dict[str, float]]:
+    """:func:`compute_score` for a whole batch (verl's ``batch`` reward manager): one dict per sample."""
+    n = len(solution_strs)
+    if len(data_sources) != n or len(ground_truths) != n or (extra_infos is not None and len(extra_infos) != n):
+        raise ValueError(f"verl batch of {n} responses has {len(data_sources)} data sources, "
+                         f"{len(ground_truths)} ground truths and "
+                         f"{'no' if extra_infos is None else len(extra_infos)} extra_infos")
+    infos = extra_infos if extra_infos is not None else [None] * n
+    return [compute_score(source, solution, truth, info, reward_mode)
+            for source, solution, truth, info in zip(data_sources, solution_strs, ground_truths, infos)]
+
+
+__all__ = ["compute_score", "compute_score_batch", "task_of"]

@@ -1,14 +1,13 @@
 """Balancing as a readable derivation: conservation equations, substitution, clearing fractions.
 
-Used by the ``stoich.balance`` writer and (for the missing-molecule bookkeeping) by the
-``stoich.byproduct`` writer. Every number written is computed here from the species alone.
+Used by the balancing writer and (for the atom totals) by the byproduct writer. Every number written is computed here from the species alone.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
 from math import gcd, lcm
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from rlvr.chem.balance import balance_formulas
 from rlvr.chem.formula import Formula
@@ -235,9 +234,7 @@ def derive_balance(
     if denom != 1:
         lines.append((f"Multiply by {denom} to clear fractions: " + ", ".join(
             f"{names[i]} = {scaled[i]}" for i in range(n_species)), False))
-    g = 0
-    for x in scaled:
-        g = gcd(g, x)
+    g = gcd(*scaled)
     final = [x // g for x in scaled]
     if g != 1:
         lines.append((f"Divide by the common factor {g}: " + ", ".join(
@@ -250,18 +247,8 @@ def derive_balance(
     return Derivation(lines, final)
 
 
-def side_totals(side: Sequence[tuple[Formula, int]]) -> dict[str, int]:
-    """Total atoms per element (and ``charge``) of a side given as (formula, coefficient) pairs."""
-    total: dict[str, int] = {}
-    for f, k in side:
-        for el, n in f.counts:
-            total[el] = total.get(el, 0) + n * k
-        if f.charge:
-            total["charge"] = total.get("charge", 0) + f.charge * k
-    return total
-
-
-def totals_text(total: dict[str, int], order: Sequence[str]) -> str:
+def totals_text(total: Mapping[str, int], order: Sequence[str]) -> str:
+    """``C 2, H 6, charge -1``: the totals of ``order``'s elements present, then the charge if non-zero."""
     parts = [f"{el} {total[el]}" for el in order if total.get(el)]
     if total.get("charge"):
         parts.append(f"charge {total['charge']:+d}")

@@ -1,4 +1,4 @@
-"""Worked solutions for the molecular-structure families: ``mol.count``, ``mol.index``, ``mol.gen``.
+"""Worked solutions of the molecular-structure tasks: feature counts, atom indices, constrained generation.
 
 Count and index questions: walk the SMILES exactly as shown (heavy atoms, 0-based, in written
 order), then one short section per asked key that lists the relevant atoms (or rings, bonds,
@@ -13,342 +13,27 @@ every constraint is checked on it.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Sequence
 
-from rdkit import Chem
-
-from rlvr.chem.formula import hill_formula
-from rlvr.chem.smiles import parse_smiles
+from rlvr.chem.constraints import Constraint
+from rlvr.chem.molecules.features import FeatureError, molecule_features
+from rlvr.chem.molecules.keys import SMILES_KEY
 from rlvr.solutions.common import SolutionError, SolutionOptions, Trace
-from rlvr.solutions.smiles_walk import AtomToken, labels, positions, walk
+from rlvr.solutions.molecule_sections import feature_spec, section, structure, value_text
+from rlvr.solutions.smiles_walk import labels
 from rlvr.task import Task
-
-#: atoms listed per line before the list is cut (the count is always exact)
-MAX_LISTED = 60
-
-
-def _features() -> Any:
-    from rlvr.chem.molecules import features
-
-    return features
-
-
-def _spec(key: str) -> Any:
-    try:
-        return _features().spec_for_key(key)
-    except KeyError as exc:
-        raise SolutionError(f"unknown feature key {key!r}") from exc
 
 
 def _values(smiles: str, keys: Sequence[str]) -> dict[str, Any]:
-    feats = _features()
     try:
-        return feats.molecule_features(smiles, list(keys))
-    except (feats.FeatureError, ValueError, KeyError) as exc:
+        return molecule_features(smiles, list(keys))
+    except (FeatureError, ValueError, KeyError) as exc:
         raise SolutionError(f"cannot compute features of {smiles!r}: {exc}") from exc
 
 
 def _related_keys(key: str) -> list[str]:
-    spec = _spec(key)
+    spec = feature_spec(key)
     return [k for k in (spec.count_key, spec.index_key, key) if k]
-
-
-# ---------------------------------------------------------------------------------------------
-# structure recomputed on the SMILES as written (positions are written heavy-atom indices)
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Ring:
-    atoms: tuple[int, ...]  # written positions, in ring order
-    aromatic: bool
-    hetero: bool
-    saturated: bool
-
-    @property
-    def size(self) -> int:
-        return len(self.atoms)
-
-    def text(self) -> str:
-        kinds = ["aromatic" if self.aromatic else "aliphatic"]
-        if self.saturated:
-            kinds.append("saturated")
-        if self.hetero:
-            kinds.append("hetero")
-        return f"{self.size}-ring [{', '.join(map(str, sorted(self.atoms)))}] ({', '.join(kinds)})"
-
-
-@dataclass(frozen=True)
-class Structure:
-    """What the traces name, recomputed once per SMILES: atoms, rings, hydrogens."""
-
-    smiles: str
-    atoms: tuple[AtomToken, ...]
-    rings: tuple[Ring, ...]
-    h_counts: tuple[int, ...]  # hydrogens on each written heavy atom (implicit + explicit)
-    pos: dict[int, int]  # RDKit index -> written position
-
-    def tokens(self, idx: Sequence[int], limit: int | None = MAX_LISTED) -> str:
-        by = {a.index: a for a in self.atoms}
-        return labels([by[i] for i in sorted(idx) if i in by], limit)
-
-    def mapped(self, rdkit_atoms: Sequence[int]) -> tuple[int, ...]:
-        return tuple(sorted(self.pos[i] for i in rdkit_atoms if i in self.pos))
-
-
-@lru_cache(maxsize=2048)
-def structure(smiles: str) -> Structure:
-    """Atoms, rings and hydrogen counts of ``smiles`` as written."""
-    mol = parse_smiles(smiles)
-    atoms = walk(smiles)
-    pos = positions(smiles)
-    ri = mol.GetRingInfo()
-    bonds = list(mol.GetBonds())
-    rings = []
-    for atom_ring, bond_ring in zip(ri.AtomRings(), ri.BondRings()):
-        arom = all(bonds[b].GetIsAromatic() for b in bond_ring)
-        sat = all(not bonds[b].GetIsAromatic() and bonds[b].GetBondType() == Chem.BondType.SINGLE for b in bond_ring)
-        het = any(mol.GetAtomWithIdx(a).GetAtomicNum() != 6 for a in atom_ring)
-        rings.append(Ring(tuple(pos[a] for a in atom_ring if a in pos), arom, het, sat))
-    h_counts = []
-    for a in atoms:
-        atom = mol.GetAtomWithIdx(a.rdkit_idx)
-        explicit_h = sum(1 for n in atom.GetNeighbors() if n.GetAtomicNum() == 1 and n.GetIsotope() == 0)
-        h_counts.append(atom.GetTotalNumHs() + explicit_h)
-    return Structure(smiles, atoms, tuple(rings), tuple(h_counts), pos)
-
-
-# ---------------------------------------------------------------------------------------------
-# one section per key
-# ---------------------------------------------------------------------------------------------
-
-_RING_KINDS = {
-    "ring": lambda r: True,
-    "aromatic_ring": lambda r: r.aromatic,
-    "aliphatic_ring": lambda r: not r.aromatic,
-    "heterocycle": lambda r: r.hetero,
-    "saturated_ring": lambda r: r.saturated,
-}
-
-
-def _value_text(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _union(rings: Sequence[Ring]) -> list[int]:
-    out: set[int] = set()
-    for r in rings:
-        out.update(r.atoms)
-    return sorted(out)
-
-
-def _section(key: str, smiles: str, values: dict[str, Any]) -> list[tuple[str, bool]]:
-    """Lines explaining ``key`` for the molecule; the last line states ``key = value``."""
-    spec = _spec(key)
-    st = structure(smiles)
-    value = values[key]
-    is_index = key == spec.index_key
-    index = values.get(spec.index_key) if spec.index_key else None
-    count = values.get(spec.count_key) if spec.count_key else None
-    what = spec.definition.split(";")[0]
-    lines: list[tuple[str, bool]] = [(f"{key}: {what}.", False)]
-    explained = False
-    name = spec.name
-
-    if name in _RING_KINDS or name.startswith("smallest_largest_ring_size") or name == "fused_ring":
-        rings = list(st.rings)
-        if not rings:
-            if not index and not count:
-                lines.append(("No ring closures: the molecule has no rings.", False))
-                explained = True
-        else:
-            lines.append(("Rings: " + "; ".join(r.text() for r in rings) + ".", False))
-            if name in _RING_KINDS:
-                chosen = [r for r in rings if _RING_KINDS[name](r)]
-                if len(chosen) == count and _union(chosen) == sorted(index or []):
-                    lines.append((f"Matching rings: {len(chosen)}; their atoms: {_union(chosen)}.", False))
-                    explained = True
-            elif name.startswith("smallest_largest_ring_size"):
-                sizes = [r.size for r in rings]
-                target = min(sizes) if name.endswith("smallest") else max(sizes)
-                chosen = [r for r in rings if r.size == target]
-                if target == count and _union(chosen) == sorted(index or []):
-                    word = "Smallest" if name.endswith("smallest") else "Largest"
-                    lines.append((f"{word} ring size: {target}; atoms of rings of that size: {_union(chosen)}.", False))
-                    explained = True
-            else:  # fused ring systems
-                from rlvr.chem.molecules.graph import fused_ring_systems
-
-                systems = fused_ring_systems([r.atoms for r in rings])
-                atoms = sorted({a for g in systems for i in g for a in rings[i].atoms})
-                if len(systems) == count and atoms == sorted(index or []):
-                    if systems:
-                        lines.append((f"Rings sharing >= 2 atoms form {len(systems)} fused system(s); atoms: {atoms}.", False))
-                    else:
-                        lines.append(("No two rings share two atoms: no fused system.", False))
-                    explained = True
-    elif name == "hydrogen_atom":
-        parts = [f"{a.label()}:{h}" for a, h in zip(st.atoms, st.h_counts) if h]
-        if sum(st.h_counts) == value:
-            lines.append((f"Hydrogens per heavy atom: {', '.join(parts) if parts else 'none'}; total {value}.", False))
-            explained = True
-    elif name == "molecular_formula":
-        by_el: dict[str, int] = {}
-        for a in st.atoms:
-            by_el[a.symbol] = by_el.get(a.symbol, 0) + 1
-        by_el["H"] = by_el.get("H", 0) + sum(st.h_counts)
-        charge = Chem.GetFormalCharge(parse_smiles(smiles))
-        if hill_formula(by_el, charge) == value:
-            order = (["C", "H"] if "C" in by_el else []) + sorted(el for el in by_el if "C" not in by_el or el not in ("C", "H"))
-            counts = ", ".join(f"{el} {by_el[el]}" for el in order if by_el.get(el))
-            lines.append((f"Atom counts: {counts}" + (f"; net charge {charge:+d}" if charge else "")
-                          + "; written in Hill order.", False))
-            explained = True
-    elif spec.count_unit == "instances" and name.startswith("functional_group_"):
-        from rlvr.chem.molecules.functional_groups import functional_group_instances
-
-        inst = functional_group_instances(parse_smiles(smiles)).get(name[len("functional_group_"):], [])
-        mapped = [st.mapped(i) for i in inst]
-        atoms = sorted({a for m in mapped for a in m})
-        if len(mapped) == count and atoms == sorted(index or []):
-            if mapped:
-                lines.append(("Instances: " + "; ".join(f"[{st.tokens(m)}]" for m in mapped) + ".", False))
-            else:
-                lines.append(("No atoms match this group.", False))
-            explained = True
-    elif spec.count_unit == "sites" and name.startswith(_template_prefix()):
-        from rlvr.chem.molecules.reactions import reaction_sites
-
-        sites = reaction_sites(parse_smiles(smiles)).get(name[len(_template_prefix()):], [])
-        mapped = [st.mapped(i) for i in sites]
-        atoms = sorted({a for m in mapped for a in m})
-        if len(mapped) == count and atoms == sorted(index or []):
-            if mapped:
-                lines.append(("Reactive sites: " + "; ".join(f"[{st.tokens(m)}]" for m in mapped) + ".", False))
-            else:
-                lines.append(("No site matches the template.", False))
-            explained = True
-    elif spec.count_unit == "bonds":
-        pairs = _bond_pairs(name, smiles, st)
-        if pairs is not None and len(pairs) == count and sorted({a for p in pairs for a in p}) == sorted(index or []):
-            if pairs:
-                lines.append(("Bonds: " + "; ".join(f"{a}-{b}" for a, b in pairs) + f" (atoms {st.tokens(sorted({a for p in pairs for a in p}))}).", False))
-            else:
-                lines.append(("No such bond.", False))
-            explained = True
-    elif name == "brics_decomposition":
-        from rdkit.Chem import BRICS
-
-        mol = parse_smiles(smiles)
-        pairs = sorted(tuple(sorted((st.pos[a], st.pos[b]))) for (a, b), _ in BRICS.FindBRICSBonds(mol))
-        if sorted({a for p in pairs for a in p}) == sorted(index or []):
-            if pairs:
-                lines.append(("BRICS bonds: " + "; ".join(f"{a}-{b}" for a, b in pairs)
-                              + f"; breaking them leaves {count} distinct fragment(s).", False))
-            else:
-                lines.append(("No BRICS bond: the molecule stays one fragment.", False))
-            explained = True
-    elif spec.count_unit == "atoms" and index is not None:
-        detail = _atom_details(name, smiles, st)
-        if detail and _details_agree(name, smiles, st, index):
-            lines.append((detail, True))
-        lines.append((f"Atoms: {st.tokens(index)} ({len(index)} in total).", False))
-        explained = True
-    if not explained:
-        if index is not None:
-            lines.append((f"Atoms involved: {st.tokens(index)}.", False))
-        if count is not None and spec.count_unit not in ("atoms", "value") and count != value:
-            lines.append((f"That is {count} {spec.count_unit}.", False))
-    lines.append((f"{key} = {_value_text(sorted(value) if is_index else value)}", False))
-    return lines
-
-
-def _template_prefix() -> str:
-    from rlvr.chem.molecules.reactions import PREFIX
-
-    return PREFIX
-
-
-def _bond_pairs(name: str, smiles: str, st: Structure) -> list[tuple[int, int]] | None:
-    """Atom pairs (written positions) of the bonds a bond-valued feature counts, or None if unknown."""
-    mol = Chem.Mol(parse_smiles(smiles))
-    if name == "rotatable_bond":
-        pattern = getattr(_features(), "_STRICT_ROTATABLE", None)
-        if pattern is None:
-            return None
-        matches = mol.GetSubstructMatches(pattern, uniquify=True)
-        return sorted(tuple(sorted((st.pos[a], st.pos[b]))) for a, b in matches if a in st.pos and b in st.pos)
-    wanted = {
-        "e_z_stereochemistry_double_bond_e": Chem.BondStereo.STEREOE,
-        "e_z_stereochemistry_double_bond_z": Chem.BondStereo.STEREOZ,
-        "stereochemistry_unspecified_double_bond": None,
-    }
-    if name not in wanted:
-        return None
-    Chem.AssignStereochemistry(mol, cleanIt=True, force=True)
-    pairs = []
-    for el in Chem.FindPotentialStereo(Chem.Mol(mol), cleanIt=False):
-        if el.type != Chem.StereoType.Bond_Double:
-            continue
-        bond = mol.GetBondWithIdx(el.centeredOn)
-        stereo = bond.GetStereo()
-        kind = stereo if stereo in (Chem.BondStereo.STEREOE, Chem.BondStereo.STEREOZ) else None
-        if kind == wanted[name]:
-            a, b = bond.GetBeginAtomIdx(), bond.GetEndAtomIdx()
-            if a in st.pos and b in st.pos:
-                pairs.append(tuple(sorted((st.pos[a], st.pos[b]))))
-    return sorted(pairs)
-
-
-def _atom_details(name: str, smiles: str, st: Structure) -> str | None:
-    """A detailed-style line with the per-atom property the feature tests (degree, oxidation number)."""
-    mol = parse_smiles(smiles)
-    carbons = [a for a in st.atoms if a.symbol == "C"]
-    if name in ("chain_termini", "branch_point") and carbons:
-        deg = [f"{a.label()}:{sum(1 for n in mol.GetAtomWithIdx(a.rdkit_idx).GetNeighbors() if n.GetAtomicNum() != 1)}"
-               for a in carbons]
-        return "Heavy neighbours of each carbon: " + ", ".join(deg[:MAX_LISTED]) + "."
-    if name.startswith("oxidation_state_"):
-        ox2_of = getattr(_features(), "oxidation_numbers_x2", None)
-        if ox2_of is None:
-            return None
-        el = name.split("_")[2]
-        ox2 = ox2_of(Chem.Mol(mol))
-        values = [(a, ox2[a.rdkit_idx]) for a in st.atoms if a.symbol == el]
-        if not values:
-            return f"No {el} atoms."
-        parts = [f"{a.label()}:{_half(v)}" for a, v in values]
-        return f"Oxidation numbers of {el} atoms: " + ", ".join(parts[:MAX_LISTED]) + "."
-    return None
-
-
-def _details_agree(name: str, smiles: str, st: Structure, index: Sequence[int]) -> bool:
-    """Whether the per-atom numbers of :func:`_atom_details` select exactly ``index`` (else they are not shown)."""
-    mol = parse_smiles(smiles)
-    if name in ("chain_termini", "branch_point"):
-        deg = {a.index: sum(1 for n in mol.GetAtomWithIdx(a.rdkit_idx).GetNeighbors() if n.GetAtomicNum() != 1)
-               for a in st.atoms if a.symbol == "C"}
-        chosen = [i for i, d in deg.items() if (d == 1 if name == "chain_termini" else d >= 3)]
-        return sorted(chosen) == sorted(index)
-    if name.startswith("oxidation_state_"):
-        ox2_of = getattr(_features(), "oxidation_numbers_x2", None)
-        if ox2_of is None:
-            return False
-        el, mm = name.split("_")[2], name.split("_")[3]
-        ox2 = ox2_of(Chem.Mol(mol))
-        values = {a.index: ox2[a.rdkit_idx] for a in st.atoms if a.symbol == el}
-        if not values:
-            return not index
-        target = max(values.values()) if mm == "max" else min(values.values())
-        return sorted(i for i, v in values.items() if v == target) == sorted(index)
-    return True
-
-
-def _half(x2: int) -> str:
-    """An oxidation number stored doubled (``3`` -> ``+1.5``, ``-4`` -> ``-2``)."""
-    return f"{x2 // 2:+d}" if x2 % 2 == 0 else f"{x2 / 2:+.1f}"
 
 
 def _shown_smiles(task: Task) -> str:
@@ -361,7 +46,7 @@ def _shown_smiles(task: Task) -> str:
 
 
 def solve_features(task: Task, options: SolutionOptions) -> tuple[Trace, str]:
-    """``mol.count`` / ``mol.index``: atom walk, one section per asked key, JSON answer."""
+    """Counts and atom indices: atom walk, one section per asked key, JSON answer."""
     smiles = _shown_smiles(task)
     keys = list(task.ground_truth)  # the asked keys (named in the prompt); their values are not read
     if not keys:
@@ -377,31 +62,29 @@ def solve_features(task: Task, options: SolutionOptions) -> tuple[Trace, str]:
     trace.add(f"Heavy atoms of {smiles} in SMILES order (0-based): {labels(st.atoms, None)}.", detail=True)
     trace.add(f"{len(st.atoms)} heavy atoms, indexed 0 to {len(st.atoms) - 1} in the order written.")
     for key in keys:
-        for text, detail in _section(key, smiles, values):
+        for text, detail in section(key, smiles, values):
             trace.add(text, detail=detail)
-    answer = {k: (sorted(values[k]) if k == _spec(k).index_key else values[k]) for k in keys}
+    answer = {k: (sorted(values[k]) if k == feature_spec(k).index_key else values[k]) for k in keys}
     return trace, json.dumps(answer, ensure_ascii=False)
 
 
-def _target(c: dict[str, Any]) -> str:
-    op, value = c["op"], c["value"]
-    return f"in [{value[0]}, {value[1]}]" if op == "range" else f"{op} {_value_text(value)}"
+def _target(c: Constraint) -> str:
+    op, value = c.op, c.value
+    return f"in [{value[0]}, {value[1]}]" if op == "range" else f"{op} {value_text(value)}"
 
 
-def _check_line(c: dict[str, Any], actual: Any, ok: bool) -> str:
+def _check_line(c: Constraint, actual: Any, ok: bool) -> str:
     shown = len(actual) if isinstance(actual, list) else actual
-    return f"{c['key']} = {_value_text(shown)} ({_target(c)}: {'yes' if ok else 'no'})"
+    return f"{c.key} = {value_text(shown)} ({_target(c)}: {'yes' if ok else 'no'})"
 
 
 def solve_generation(task: Task, options: SolutionOptions) -> tuple[Trace, str]:
-    """``mol.gen``: propose the reference molecule and check every constraint on it."""
-    from rlvr.checkers.molecules import constraint_satisfied, normalize_constraint
-
+    """Constrained generation: propose the reference molecule and check every constraint on it."""
     raw = task.ground_truth.get("constraints")  # the constraints are stated in the prompt
     if not isinstance(raw, list) or not raw:
         raise SolutionError(f"task {task.id}: ground_truth['constraints'] is missing")
     try:
-        constraints = [normalize_constraint(c) for c in raw]
+        constraints = [Constraint.parse(c) for c in raw]
     except ValueError as exc:
         raise SolutionError(f"task {task.id}: {exc}") from exc
     candidate = task.meta.get("reference_smiles") or task.meta.get("reference")
@@ -409,32 +92,26 @@ def solve_generation(task: Task, options: SolutionOptions) -> tuple[Trace, str]:
         raise SolutionError(f"task {task.id}: meta['reference_smiles'] (a molecule meeting the constraints) is missing")
     keys: list[str] = []
     for c in constraints:
-        for k in _related_keys(c["key"]):
+        for k in _related_keys(c.key):
             if k not in keys:
                 keys.append(k)
     values = _values(candidate, keys)
     trace = Trace()
-    trace.add("Constraints: " + "; ".join(f"{c['key']} {_target(c)}" for c in constraints) + ".")
+    trace.add("Constraints: " + "; ".join(f"{c.key} {_target(c)}" for c in constraints) + ".")
     trace.add(f"Candidate: {candidate}")
     all_ok = True
     for c in constraints:
-        actual = values.get(c["key"])
-        ok = actual is not None and constraint_satisfied(actual, c["op"], c["value"], c["key"])
+        actual = values.get(c.key)
+        ok = actual is not None and c.holds(actual)
         all_ok &= ok
         if options.detailed:
-            for text, _ in _section(c["key"], candidate, values)[1:-1]:
+            for text, _ in section(c.key, candidate, values)[1:-1]:
                 trace.add("  " + text, detail=True)
         trace.add(_check_line(c, actual, ok))
     if not all_ok:
         raise SolutionError(f"task {task.id}: the reference molecule does not meet every constraint")
     trace.add("Every constraint holds, and the SMILES is one connected molecule.")
-    from rlvr.checkers.molecules import SMILES_KEY
-
     return trace, json.dumps({SMILES_KEY: candidate})
 
 
-WRITERS = {
-    "mol.count": solve_features,
-    "mol.index": solve_features,
-    "mol.gen": solve_generation,
-}
+__all__ = ["solve_features", "solve_generation"]

@@ -1,4 +1,5 @@
-"""Worked solutions for the stoichiometry families: ``stoich.balance``, ``stoich.t1``/``t2``, ``stoich.byproduct``.
+"""Worked solutions of the stoichiometry tasks: balancing and ChemAlgebra Type 1 / Type 2 products
+(byproducts: :mod:`rlvr.solutions.byproduct`).
 
 Each writer reads only what the prompt shows (the species and coefficients in ``meta``, which the
 prompt renders) plus, for closed-book Type 1/2 tasks, the reference reaction (the chemistry
@@ -7,9 +8,9 @@ knowledge being taught). Ground-truth answers are never read: the numbers are co
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any, Mapping
 
+from rlvr.chem.balance import side_total
 from rlvr.chem.formula import Formula
 from rlvr.chem.notation import format_bag, format_plain
 from rlvr.chem.species import SpeciesError, canonical_species, species_formula
@@ -18,7 +19,6 @@ from rlvr.solutions.balancing import (
     conservation_equations,
     derive_balance,
     element_order,
-    side_totals,
     totals_text,
 )
 from rlvr.solutions.common import SolutionError, SolutionOptions, Trace, var_names
@@ -40,7 +40,8 @@ def task_encoding(task: Task) -> str:
     return enc
 
 
-def _formula(species: str, encoding: str) -> Formula:
+def formula_of(species: str, encoding: str) -> Formula:
+    """The composition of a written species (:class:`SolutionError` when it does not parse)."""
     try:
         return species_formula(species, encoding)  # type: ignore[arg-type]
     except (SpeciesError, ValueError) as exc:
@@ -54,7 +55,8 @@ def _key(species: str, encoding: str) -> str:
         raise SolutionError(f"species {species!r} does not parse as {encoding}: {exc}") from exc
 
 
-def _bag(raw: Any, what: str) -> Bag:
+def bag_of(raw: Any, what: str) -> Bag:
+    """A ``{species: coefficient}`` mapping of a task record, validated."""
     if not isinstance(raw, Mapping):
         raise SolutionError(f"{what} must be a mapping species -> coefficient, got {type(raw).__name__}")
     out: Bag = {}
@@ -65,10 +67,10 @@ def _bag(raw: Any, what: str) -> Bag:
     return out
 
 
-def _formula_note(species: str, encoding: str) -> str:
+def formula_note(species: str, encoding: str) -> str:
     """``CCO (C2H6O)`` in the SMILES encoding, the species itself for formulas."""
     if encoding == "smiles":
-        return f"{species} ({_formula(species, encoding).hill()})"
+        return f"{species} ({formula_of(species, encoding).hill()})"
     return species
 
 
@@ -77,7 +79,7 @@ def _mul(n: int, k: int) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# stoich.balance
+# balancing
 # ---------------------------------------------------------------------------------------------
 
 
@@ -89,7 +91,7 @@ def solve_balance(task: Task, options: SolutionOptions) -> tuple[Trace, str]:
         raise SolutionError(f"task {task.id}: ground_truth needs the question's 'reactants' and 'products' lists")
     encoding = task_encoding(task)
     species = list(reactants) + list(products)
-    formulas = [_formula(s, encoding) for s in species]
+    formulas = [formula_of(s, encoding) for s in species]
     n = len(reactants)
     names = var_names(len(species))
     trace = Trace()
@@ -109,7 +111,7 @@ def solve_balance(task: Task, options: SolutionOptions) -> tuple[Trace, str]:
     coefs = derivation.coefficients
     pairs = list(zip(formulas, coefs))
     order = element_order(formulas)
-    lt, rt = side_totals(pairs[:n]), side_totals(pairs[n:])
+    lt, rt = side_total(pairs[:n]), side_total(pairs[n:])
     trace.add(f"Check: left {totals_text(lt, order)}; right {totals_text(rt, order)}.", detail=True)
     # the answer in the prompt's own example form: "2 A + B -> 2 C"
     answer = f"{format_plain(list(zip(reactants, coefs[:n])))} -> {format_plain(list(zip(products, coefs[n:])))}"
@@ -117,7 +119,7 @@ def solve_balance(task: Task, options: SolutionOptions) -> tuple[Trace, str]:
 
 
 # ---------------------------------------------------------------------------------------------
-# stoich.t1 / stoich.t2
+# Type 1 / Type 2 products
 # ---------------------------------------------------------------------------------------------
 
 
@@ -126,9 +128,9 @@ def _reaction(task: Task) -> tuple[Bag, Bag, Bag]:
     if not isinstance(reaction, Mapping):
         raise SolutionError(f"task {task.id}: meta['reaction'] (the reference reaction) is missing")
     return (
-        _bag(reaction.get("reactants"), "reaction reactants"),
-        _bag(reaction.get("reagents") or {}, "reaction reagents"),
-        _bag(reaction.get("products"), "reaction products"),
+        bag_of(reaction.get("reactants"), "reaction reactants"),
+        bag_of(reaction.get("reagents") or {}, "reaction reagents"),
+        bag_of(reaction.get("products"), "reaction products"),
     )
 
 
@@ -138,10 +140,20 @@ def _equation_text(reactants: Bag, reagents: Bag, products: Bag) -> str:
     return f"{left}>>{right}"
 
 
-def solve_products(task: Task, options: SolutionOptions) -> tuple[Trace, str]:
+def solve_type1(task: Task, options: SolutionOptions) -> tuple[Trace, str]:
+    """ChemAlgebra Type 1: run the reaction as often as the limiting reactant allows."""
+    return _solve_products(task, options, type2=False)
+
+
+def solve_type2(task: Task, options: SolutionOptions) -> tuple[Trace, str]:
+    """ChemAlgebra Type 2: the limiting reactant decides (or, under ``semantics="paper"``, the paper's rule)."""
+    return _solve_products(task, options, type2=True)
+
+
+def _solve_products(task: Task, options: SolutionOptions, *, type2: bool) -> tuple[Trace, str]:
     """Type 1 / Type 2: run the reaction as often as the limiting reactant allows (or the paper's rule)."""
     encoding = task_encoding(task)
-    inputs = _bag(task.meta.get("inputs"), "meta['inputs']")
+    inputs = bag_of(task.meta.get("inputs"), "meta['inputs']")
     if not inputs:
         raise SolutionError(f"task {task.id}: meta['inputs'] is empty")
     shown = task.user_text
@@ -177,10 +189,10 @@ def solve_products(task: Task, options: SolutionOptions) -> tuple[Trace, str]:
     if g_keys:
         trace.add("Reagents (" + ", ".join(written[k] for k in g_keys) + ") appear on both sides and are not consumed.")
     if encoding == "smiles":
-        trace.add("Formulas: " + "; ".join(_formula_note(written[k], encoding) for k in [*r_keys, *p_keys]) + ".",
+        trace.add("Formulas: " + "; ".join(formula_note(written[k], encoding) for k in [*r_keys, *p_keys]) + ".",
                   detail=True)
 
-    if task.family == "stoich.t2" and semantics == "paper":
+    if type2 and semantics == "paper":
         out = _paper(task, trace, amount, r_keys, g_keys, p_keys, written)
     else:
         out = _limiting(trace, amount, r_keys, p_keys, written)
@@ -190,11 +202,11 @@ def solve_products(task: Task, options: SolutionOptions) -> tuple[Trace, str]:
     bag = {written[k]: v for k, v in out.items() if v > 0}
     if not bag:
         raise SolutionError(f"task {task.id}: the output bag is empty")
-    pairs_in = [(_formula(written[k], encoding), v) for k, v in amount.items()]
-    pairs_out = [(_formula(written[k], encoding), v) for k, v in out.items() if v > 0]
+    pairs_in = [(formula_of(written[k], encoding), v) for k, v in amount.items()]
+    pairs_out = [(formula_of(written[k], encoding), v) for k, v in out.items() if v > 0]
     order = element_order([f for f, _ in pairs_in])
-    trace.add(f"Check, atoms before: {totals_text(side_totals(pairs_in), order)}; after: "
-              f"{totals_text(side_totals(pairs_out), order)}.", detail=True)
+    trace.add(f"Check, atoms before: {totals_text(side_total(pairs_in), order)}; after: "
+              f"{totals_text(side_total(pairs_out), order)}.", detail=True)
     trace.add("After the reaction: " + ", ".join(f"{written[k]} {v}" for k, v in out.items() if v > 0) + ".")
     return trace, format_bag(bag)
 
@@ -315,164 +327,4 @@ def _paper(
     return out
 
 
-# ---------------------------------------------------------------------------------------------
-# stoich.byproduct
-# ---------------------------------------------------------------------------------------------
-
-#: upper bound on molecules in one decomposition (the search is exact below it)
-MAX_BYPRODUCT_MOLECULES = 60
-#: search nodes per decomposition
-MAX_DECOMPOSE_NODES = 200_000
-
-
-@lru_cache(maxsize=1)
-def byproduct_library() -> tuple[tuple[str, str, Formula], ...]:
-    """Known small byproducts: (canonical SMILES, name, formula), from the rebalancing whitelist and the
-    byproducts the reaction templates form (general chemistry knowledge, not any one task's answer)."""
-    from rlvr.chem.smiles import canonical_smiles, smiles_formula
-    from rlvr.generators.stoich.rebalance import SMALL_MOLECULES
-    from rlvr.generators.stoich.templates import TEMPLATES
-
-    out: dict[str, tuple[str, Formula]] = {}
-    for name, smi in SMALL_MOLECULES:
-        can = canonical_smiles(smi)
-        out.setdefault(can, (name, smiles_formula(can)))
-    for t in TEMPLATES:
-        for alternative in t.byproducts:
-            for smi in alternative:
-                can = canonical_smiles(smi)
-                out.setdefault(can, ("", smiles_formula(can)))
-    # larger molecules first: the search then fixes the rare heavy atoms early
-    items = sorted(out.items(), key=lambda kv: (-kv[1][1].n_atoms, kv[0]))
-    return tuple((smi, name, f) for smi, (name, f) in items)
-
-
-def decompositions(target: Mapping[str, int], limit: int = 8) -> list[dict[int, int]]:
-    """Non-negative integer combinations of :func:`byproduct_library` molecules (by position) whose atoms
-    and charge equal ``target`` (up to ``limit`` of them; bounded search)."""
-    lib = byproduct_library()
-    want = {k: int(v) for k, v in target.items() if v}
-    if any(v < 0 for k, v in want.items() if k != "charge"):
-        return []
-    if sum(v for k, v in want.items() if k != "charge") > MAX_BYPRODUCT_MOLECULES * 10:
-        return []
-    vecs = [f.vector() for _, _, f in lib]
-    out: list[dict[int, int]] = []
-    nodes = 0
-
-    def rec(i: int, rest: dict[str, int], chosen: dict[int, int]) -> None:
-        nonlocal nodes
-        nodes += 1
-        if len(out) >= limit or nodes > MAX_DECOMPOSE_NODES:
-            return
-        if not any(rest.values()):
-            out.append(dict(chosen))
-            return
-        if i == len(vecs):
-            return
-        atoms = {k: n for k, n in vecs[i].items() if k != "charge"}
-        most = min((rest.get(k, 0) // n for k, n in atoms.items()), default=0)
-        for count in range(max(most, 0), -1, -1):
-            nxt = dict(rest)
-            for k, n in vecs[i].items():
-                nxt[k] = nxt.get(k, 0) - n * count
-            if count:
-                chosen[i] = count
-            else:
-                chosen.pop(i, None)
-            rec(i + 1, nxt, chosen)
-        chosen.pop(i, None)
-
-    rec(0, want, {})
-    return out
-
-
-def _species_text(smiles: str, f: Formula, encoding: str) -> str:
-    return f.hill() if encoding == "formula" else smiles
-
-
-def solve_byproduct(task: Task, options: SolutionOptions) -> tuple[Trace, str]:
-    """Atom/charge difference of the shown sides, decomposed into known small byproducts."""
-    encoding = task_encoding(task)
-    shown = task.meta.get("shown")
-    if not isinstance(shown, Mapping):
-        raise SolutionError(f"task {task.id}: meta['shown'] (the equation as shown) is missing")
-    left = _bag(shown.get("left"), "meta['shown']['left']")
-    right = _bag(shown.get("right"), "meta['shown']['right']")
-    for s in [*left, *right]:
-        if s not in task.user_text:
-            raise SolutionError(f"task {task.id}: species {s!r} does not appear in the prompt")
-    lpairs = [(_formula(s, encoding), k) for s, k in left.items()]
-    rpairs = [(_formula(s, encoding), k) for s, k in right.items()]
-    order = element_order([f for f, _ in lpairs])
-    lt, rt = side_totals(lpairs), side_totals(rpairs)
-    diff = {el: lt.get(el, 0) - rt.get(el, 0) for el in [*order, "charge"]}
-    diff = {k: v for k, v in diff.items() if v}
-    trace = Trace()
-    if encoding == "smiles":
-        trace.add("Formulas: " + "; ".join(_formula_note(s, encoding) for s in dict.fromkeys([*left, *right])) + ".",
-                  detail=True)
-    trace.add(f"Left side: {totals_text(lt, order)}.")
-    trace.add(f"Right side: {totals_text(rt, order)}.")
-    if any(v < 0 for k, v in diff.items() if k != "charge"):
-        raise SolutionError(f"task {task.id}: the right side has atoms the left side lacks; nothing is missing there")
-    trace.add(f"Missing on the right (left - right): {totals_text(diff, order)}.")
-    sols = decompositions(diff)
-    if not sols:
-        raise SolutionError(f"task {task.id}: the difference is not a combination of known small byproducts")
-    lib = byproduct_library()
-    fewest = min(sum(s.values()) for s in sols)
-    best = [s for s in sols if sum(s.values()) == fewest]
-    if len(best) > 1:
-        raise SolutionError(f"task {task.id}: the difference splits into small molecules in several equally simple ways")
-    chosen = best[0]
-    if len(sols) > 1:
-        alts = ["; ".join(f"{k} {_species_text(lib[i][0], lib[i][2], encoding)}" for i, k in s.items()) for s in sols]
-        trace.add(f"It fits {len(sols)} sets of small molecules ({' | '.join(alts)}); "
-                  f"the simplest uses {fewest} molecules.")
-    # peel: a molecule with an element no other chosen molecule has fixes its own count
-    rest = dict(diff)
-    remaining = dict(chosen)
-    rank = {el: i for i, el in enumerate(order)}
-    while remaining:
-        pick = None
-        if len(remaining) > 1:
-            for i in sorted(remaining, key=lambda j: -lib[j][2].n_atoms):
-                others = {el for j in remaining if j != i for el, _ in lib[j][2].counts}
-                unique = sorted((el for el, _ in lib[i][2].counts if el not in others), key=lambda e: rank.get(e, 99))
-                if unique:
-                    pick = (i, unique[0])
-                    break
-        i = pick[0] if pick else next(iter(remaining))
-        smi, name, f = lib[i]
-        k = remaining.pop(i)
-        text = _species_text(smi, f, encoding)
-        label = f"{text} ({name})" if name and options.detailed else text
-        before = totals_text(rest, order)
-        for el, n in f.vector().items():
-            rest[el] = rest.get(el, 0) - n * k
-        rest = {el: v for el, v in rest.items() if v}
-        if pick:
-            el = pick[1]
-            n_el = f.as_dict()[el]
-            trace.add(f"{el} only fits {label}: {el} {n_el * k} / {n_el} = {k} x {text}; left over: "
-                      f"{totals_text(rest, order) if rest else 'nothing'}.")
-        elif not remaining and not rest:
-            trace.add(f"What is left, {before}, is exactly {k} x {label}.")
-        else:
-            trace.add(f"{k} x {label}; left over: {totals_text(rest, order) if rest else 'nothing'}.")
-    answer = {_species_text(lib[i][0], lib[i][2], encoding): k for i, k in chosen.items()}
-    trace.add("Missing molecules: " + ", ".join(f"{s} {k}" for s, k in answer.items()) + ".")
-    return trace, format_bag(answer)
-
-
-# ---------------------------------------------------------------------------------------------
-# dispatch table (family -> writer)
-# ---------------------------------------------------------------------------------------------
-
-WRITERS = {
-    "stoich.balance": solve_balance,
-    "stoich.t1": solve_products,
-    "stoich.t2": solve_products,
-    "stoich.byproduct": solve_byproduct,
-}
+__all__ = ["PAPER_RULE", "solve_balance", "solve_type1", "solve_type2", "task_encoding"]

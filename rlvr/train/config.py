@@ -9,15 +9,22 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Sequence
+
+import yaml
+
+from rlvr.datasets import FamilyMix, parse_mix
+from rlvr.prompting import DEFAULT_STYLE, PromptOptions
+from rlvr.registry import DEFAULT_TRAIN_FAMILIES, get_family
 
 #: algorithms wired to TRL trainers
 ALGORITHMS = ("grpo", "rloo")
 #: default reward functions (names in :mod:`rlvr.rewards`, or dotted import paths)
 DEFAULT_REWARD_FUNCS = ["chem_reward", "format_reward"]
-#: default in / cross / out eval splits of the stoichiometry families
-STOICH_EVAL_SPLITS = ["test_in", "test_cross", "test_out"]
+#: the quickstart's eval splits when a recipe names none (in / cross / out of the products families)
+DEFAULT_EVAL_SPLITS = ("test_in", "test_cross", "test_out")
 
 
 def _load_structured(value: Any, what: str) -> Any:
@@ -30,8 +37,6 @@ def _load_structured(value: Any, what: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError:
-        import yaml
-
         try:
             return yaml.safe_load(text)
         except yaml.YAMLError as exc:
@@ -48,7 +53,7 @@ class TaskArguments:
 
     algorithm: str = field(default="grpo", metadata={"help": "grpo or rloo (PPO with a critic: see docs/training.md, verl export)"})
     families: list[str] = field(
-        default_factory=lambda: ["stoich.t1"],
+        default_factory=lambda: list(DEFAULT_TRAIN_FAMILIES),
         metadata={"help": "task families to mix, each NAME or NAME:WEIGHT (e.g. stoich.t1:2 mol.count)"},
     )
     task_options: dict | str | None = field(
@@ -97,8 +102,9 @@ class TaskArguments:
     )
     prompt_style: str = field(
         default="default",
-        metadata={"help": "default (the family's prompt), compact (stoich.t1/t2: mixture, reaction, one rule; short, "
-                          "for CPU) or minimal (mixture and reaction only; method and format from the system prompt)"},
+        metadata={"help": "a prompt style of every family in the mixture: default (the family's prompt), or one the "
+                          "family defines, e.g. compact (stoich.t1/t2: mixture, reaction, one rule; short, for CPU) "
+                          "or minimal (mixture and reaction only; method and format from the system prompt)"},
     )
     few_shot: int = field(default=0, metadata={"help": "solved training tasks shown as user/assistant turns before each question"})
     few_shot_seed: int = field(default=4242, metadata={"help": "seed of the few-shot demonstrations (drawn from the train split)"})
@@ -128,24 +134,37 @@ class TaskArguments:
         self.curriculum = _load_structured(self.curriculum, "curriculum")
         if isinstance(self.reward_funcs, str):
             self.reward_funcs = [f for f in self.reward_funcs.replace(",", " ").split() if f]
-        if self.few_shot < 0:
-            raise ValueError("few_shot must be >= 0")
-        if self.prompt_style not in ("default", "compact", "minimal"):
-            raise ValueError(f"prompt_style must be default, compact or minimal, got {self.prompt_style!r}")
+        self.prompt_options()  # a negative few_shot fails here
+        if self.prompt_style != DEFAULT_STYLE:
+            for m in self.mix():
+                styles = get_family(m.family).styles
+                if self.prompt_style not in styles:
+                    raise ValueError(f"prompt_style {self.prompt_style!r} is not a style of {m.family} (styles: {list(styles)})")
         if self.train_size < 0 or self.eval_size < 0:
             raise ValueError("train_size and eval_size must be >= 0")
 
-    def mix(self) -> list[Any]:
-        """The training mixture as :class:`rlvr.datasets.FamilyMix` list (``task_options`` applied)."""
-        return build_mix(self.mixture, self.families, self.task_options)
+    def prompt_options(self) -> dict[str, Any]:
+        """The recipe's prompt options (system prompt, style, few-shot), as family config options.
+
+        They are part of every task's config (``meta["config"]``), so a training prompt regenerates
+        exactly (:func:`rlvr.regenerate`); only values that differ from the defaults are set.
+        Demonstrations come from the training split.
+        """
+        options = {"prompt_style": self.prompt_style, "system_prompt": self.system_prompt, "few_shot": self.few_shot,
+                   "few_shot_seed": self.few_shot_seed}
+        if self.few_shot:
+            options["few_shot_split"] = self.train_split
+        return PromptOptions(**options).changed()
+
+    def mix(self) -> list[FamilyMix]:
+        """The training mixture as :class:`rlvr.datasets.FamilyMix` list (prompt and ``task_options`` applied)."""
+        return build_mix(self.mixture, self.families, {**self.prompt_options(), **self.task_options})
 
 
-def build_mix(mixture: Any, families: Sequence[str] | None, options: dict | None) -> list[Any]:
+def build_mix(mixture: Any, families: Sequence[str] | None, options: dict | None) -> list[FamilyMix]:
     """``mixture`` (list of {family, weight, options, split} or a ``"fam[@split][:w],..."`` string) or
     ``families`` (``NAME[@SPLIT][:WEIGHT]`` items) -> ``FamilyMix`` list, shared ``options`` under each
     entry's own."""
-    from rlvr.datasets import FamilyMix, parse_mix
-
     source = mixture if mixture else list(families or [])
     if not source:
         raise ValueError("no task families given (set `families` or `mixture`)")
@@ -163,8 +182,6 @@ def _peek_algorithm(args: Sequence[str]) -> str:
     if "--config" in args:
         i = args.index("--config")
         if i + 1 < len(args):
-            import yaml
-
             path = args[i + 1]
             if not os.path.isfile(path):
                 raise FileNotFoundError(f"recipe {path!r} not found")
@@ -199,8 +216,6 @@ def parse_recipe(args: Sequence[str] | None = None, *, prog: str | None = None) 
 
     Without an accelerator, CPU mode is forced (``use_cpu``, no bf16/fp16); an unset model is the embedded one.
     """
-    import sys
-
     argv = list(sys.argv[1:] if args is None else args)
     parser = make_parser(_peek_algorithm(argv), prog=prog)
     if not has_accelerator():

@@ -6,6 +6,9 @@
 - evaluation: a dict of named, fixed eval sets (``eval_splits`` + ``eval_sets``), which TRL
   evaluates one by one and logs as ``eval_<name>_*``.
 
+The recipe's prompt options (system prompt, style, few-shot) are options of every family's config,
+so each row's prompt is the task's own and regenerates exactly (:func:`rlvr.regenerate`).
+
 Every rank builds the same global task sequence from the same seeds (``rank=0, world_size=1``);
 TRL's samplers (map-style) or accelerate's iterable sharding hand each rank a disjoint slice of each
 batch, and a prompt's group of generations may span ranks, which is why the stream is not
@@ -17,34 +20,21 @@ import logging
 from dataclasses import replace
 from typing import Any
 
+from rlvr.datasets import build_dataset, build_stream
+from rlvr.registry import get_family
 from rlvr.train.config import TaskArguments, build_mix
 from rlvr.train.curriculum import Curriculum
-from rlvr.train.prompts import PromptShaper, demonstrations
 
 log = logging.getLogger(__name__)
 
 
-def make_shaper(task_args: TaskArguments) -> PromptShaper:
-    """The recipe's prompt shaping (system prompt, style, few-shot demonstrations from the train split)."""
-    shots = demonstrations(task_args.mix(), task_args.few_shot, split=task_args.train_split,
-                           seed=task_args.few_shot_seed, style=task_args.prompt_style)
-    return PromptShaper(system_prompt=task_args.system_prompt, style=task_args.prompt_style, shots=shots)
-
-
-def _shaped(dataset: Any, shaper: PromptShaper) -> Any:
-    return dataset.map(shaper.shape_row) if shaper.active else dataset
-
-
 def build_train_dataset(task_args: TaskArguments, training_args: Any, curriculum: Curriculum | None = None) -> Any:
     """The training dataset of a recipe (a stream unless ``train_size > 0``)."""
-    from rlvr.datasets import build_dataset, build_stream
-
     mix = task_args.mix()
     if task_args.train_size > 0:
         if curriculum is not None:
             raise ValueError("a curriculum needs the task stream (train_size: 0); a fixed dataset cannot change")
-        dataset = build_dataset(mix, n=task_args.train_size, split=task_args.train_split, seed=task_args.task_seed)
-        return _shaped(dataset, make_shaper(task_args))
+        return build_dataset(mix, n=task_args.train_size, split=task_args.train_split, seed=task_args.task_seed)
     if getattr(training_args, "max_steps", -1) <= 0:
         raise ValueError("the task stream is unbounded: set max_steps (or train_size > 0 for a fixed dataset)")
     # fresh tasks already come in random order; a shuffle buffer would pre-generate 1000 tasks and make a
@@ -52,14 +42,11 @@ def build_train_dataset(task_args: TaskArguments, training_args: Any, curriculum
     training_args.shuffle_dataset = False
     if curriculum is not None:
         check_curriculum(curriculum, mix)
-    dataset = build_stream(mix, split=task_args.train_split, seed=task_args.task_seed, curriculum=curriculum)
-    return _shaped(dataset, make_shaper(task_args))
+    return build_stream(mix, split=task_args.train_split, seed=task_args.task_seed, curriculum=curriculum)
 
 
 def check_curriculum(curriculum: Curriculum, mix: list[Any]) -> None:
     """Every curriculum level must be a valid option value of every family it applies to (fail before training)."""
-    from rlvr.registry import get_family
-
     applies = [m for m in mix if curriculum.options_for(m.family)]
     if not applies:
         raise ValueError(f"curriculum option {curriculum.option!r} applies to none of the families {[m.family for m in mix]}")
@@ -95,7 +82,8 @@ def eval_set_specs(task_args: TaskArguments) -> dict[str, dict[str, Any]]:
             families = spec.get("families")
             if isinstance(families, str):
                 families = families.replace(",", " ").split()
-            mix = build_mix(spec.get("mixture"), families, {**task_args.task_options, **options})
+            mix = build_mix(spec.get("mixture"), families,
+                            {**task_args.prompt_options(), **task_args.task_options, **options})
         else:
             mix = [replace(m, options={**m.options, **options}) for m in base]
         specs[str(name)] = {"mix": mix, "split": str(spec["split"]), "size": int(spec.get("size", task_args.eval_size))}
@@ -103,12 +91,6 @@ def eval_set_specs(task_args: TaskArguments) -> dict[str, dict[str, Any]]:
 
 
 def build_eval_sets(task_args: TaskArguments) -> dict[str, Any]:
-    """Fixed eval datasets by name (empty if none configured)."""
-    from rlvr.datasets import build_dataset
-
-    sets = {}
-    shaper = make_shaper(task_args)
-    for name, spec in eval_set_specs(task_args).items():
-        dataset = build_dataset(spec["mix"], n=spec["size"], split=spec["split"], seed=task_args.eval_seed)
-        sets[name] = _shaped(dataset, shaper)
-    return sets
+    """Fixed eval datasets by name (empty if none configured), in the training prompts."""
+    return {name: build_dataset(spec["mix"], n=spec["size"], split=spec["split"], seed=task_args.eval_seed)
+            for name, spec in eval_set_specs(task_args).items()}

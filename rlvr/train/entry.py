@@ -11,6 +11,9 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from rlvr.train.config import parse_recipe
+from rlvr.train.runner import train
+
 USAGE = """usage: rlvr train --config RECIPE.yaml [--KEY VALUE ...]
 
 Train with TRL GRPO or RLOO on rlvr task families. A recipe is a YAML file of TaskArguments
@@ -25,14 +28,18 @@ Full option list: rlvr train --config RECIPE.yaml --help
 
 
 def find_recipe(name: str) -> str:
-    """A recipe path: ``name`` itself if it exists, else ``recipes/<name>[.yaml]`` (cwd, then repo root)."""
+    """A recipe path: ``name`` itself if it exists, else ``recipes/<name>[.yaml]`` (cwd, then repo root),
+    else ``name`` relative to the repository (``recipes/grpo/...yaml`` from any folder)."""
     if os.path.isfile(name):
         return name
-    roots = [Path.cwd() / "recipes", Path(__file__).resolve().parents[2] / "recipes"]
+    repo = Path(__file__).resolve().parents[2]
+    roots = [Path.cwd() / "recipes", repo / "recipes"]
     for root in roots:
         for candidate in (root / name, root / f"{name}.yaml"):
             if candidate.is_file():
                 return str(candidate)
+    if (repo / name).is_file():
+        return str(repo / name)
     raise FileNotFoundError(f"recipe {name!r} not found (looked in {[str(r) for r in roots]})")
 
 
@@ -66,9 +73,6 @@ def main(argv: Sequence[str] | None = None, prog: str = "rlvr train") -> int:
     args = prepare_argv(argv, USAGE)
     if args is None:
         return 0
-    from rlvr.train.config import parse_recipe
-    from rlvr.train.runner import train
-
     task_args, training_args, model_args = parse_recipe(args, prog=prog)
     result = train(task_args, training_args, model_args)
     if int(os.environ.get("RANK", "0") or 0) == 0:

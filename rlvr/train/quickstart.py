@@ -14,10 +14,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-log = logging.getLogger(__name__)
+from rlvr.datasets import Mixture
+from rlvr.eval.config import EvalConfig
+from rlvr.eval.runner import EvalResult, run_eval
+from rlvr.models import resolve_model
+from rlvr.reasons import format_ok
+from rlvr.train.config import DEFAULT_EVAL_SPLITS, parse_recipe
+from rlvr.train.entry import find_recipe
+from rlvr.train.plots import load_log_history, plot_before_after
+from rlvr.train.runner import train
 
-#: verdict reasons meaning the answer could not be read at all (format failures)
-FORMAT_FAIL_REASONS = frozenset({"no_answer", "too_long", "unparsable", "checker_error"})
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -69,7 +76,7 @@ def score_records(records: Sequence[dict[str, Any]], reward_mode: str = "f1") ->
         out[split] = SplitScore(
             split=split,
             n=n,
-            format_ok=sum(r["reason"] not in FORMAT_FAIL_REASONS for r in rolls) / n,
+            format_ok=sum(format_ok(r["reason"]) for r in rolls) / n,
             valid=metric("valid"),
             exact_match=sum(bool(r["correct"]) for r in rolls) / n,
             f1=metric("f1"),
@@ -101,31 +108,24 @@ def render_table(before: dict[str, SplitScore], after: dict[str, SplitScore]) ->
     return "\n".join(lines)
 
 
-def write_eval_tasks(path: Path, mix: Sequence[Any], splits: Sequence[str], n: int, seed: int, shaper: Any = None) -> Path:
+def write_eval_tasks(path: Path, mix: Sequence[Any], splits: Sequence[str], n: int, seed: int) -> Path:
     """Write the fixed eval set (``n`` tasks per split of the mixture) as a task JSONL.
 
-    ``shaper`` (a :class:`rlvr.train.prompts.PromptShaper`) gives the tasks the prompts the model
-    is trained with; ids and ground truths stay the generator's.
+    The mixture's prompt options give the tasks the prompts the model is trained with.
     """
-    from rlvr.datasets import Mixture
-
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as fh:
         for split in splits:
             mixture = Mixture(list(mix), split, seed)
             for i in range(n):
                 task = mixture.task_at(i)
-                if shaper is not None:
-                    task = shaper.shape_task(task)
                 fh.write(task.to_json() + "\n")
     return path
 
 
-def evaluate(model: str, adapter: str | None, tasks_file: Path, out: Path, *, max_new_tokens: int, batch_size: int) -> Any:
+def evaluate(model: str, adapter: str | None, tasks_file: Path, out: Path, *, max_new_tokens: int,
+             batch_size: int) -> EvalResult:
     """Greedy evaluation of ``model`` (+ ``adapter``) on ``tasks_file`` with :mod:`rlvr.eval`."""
-    from rlvr.eval.config import EvalConfig
-    from rlvr.eval.runner import run_eval
-
     config = EvalConfig(
         model=model, adapter=adapter, tasks_file=str(tasks_file), out=str(out), backend="transformers",
         max_new_tokens=max_new_tokens, batch_size=batch_size, samples=1, device="cpu", dtype="float32",
@@ -147,10 +147,6 @@ def run_quickstart(
     skip_before: bool = False,
 ) -> QuickstartResult:
     """Evaluate, train (GRPO + LoRA on the recipe), evaluate again; write a report into ``output_dir``."""
-    from rlvr.train.config import parse_recipe
-    from rlvr.train.entry import find_recipe
-    from rlvr.train.runner import train
-
     t_all = time.time()
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -164,16 +160,10 @@ def run_quickstart(
     task_args, training_args, model_args = parse_recipe(args, prog="rlvr quickstart")
     # eval happens before and after, with rlvr.eval; none during this short run
     training_args.eval_strategy = "no"
-    from rlvr.train.model import resolve_model
-
     model = resolve_model(model_args.model_name_or_path)
-    splits = list(task_args.eval_splits or ["test_in", "test_cross", "test_out"])
+    splits = list(task_args.eval_splits or DEFAULT_EVAL_SPLITS)
     new_tokens = int(max_new_tokens or training_args.max_completion_length or 64)
-    from rlvr.train.data import make_shaper
-
-    tasks_file = write_eval_tasks(
-        out / "eval_tasks.jsonl", task_args.mix(), splits, task_args.eval_size, task_args.eval_seed, make_shaper(task_args)
-    )
+    tasks_file = write_eval_tasks(out / "eval_tasks.jsonl", task_args.mix(), splits, task_args.eval_size, task_args.eval_seed)
     seconds: dict[str, float] = {}
     reward_mode = task_args.reward_mode or "em"
 
@@ -220,8 +210,6 @@ def run_quickstart(
 
 def _log_history(train_dir: Path) -> list[dict[str, Any]]:
     """The run's log history (empty when the run saved none)."""
-    from rlvr.train.plots import load_log_history
-
     try:
         return load_log_history(train_dir)
     except FileNotFoundError:
@@ -230,8 +218,6 @@ def _log_history(train_dir: Path) -> list[dict[str, Any]]:
 
 def _plot(out: Path, history: Sequence[dict[str, Any]], qs: QuickstartResult) -> None:
     """``quickstart.png``: the train curves and the before/after scores (never fails the run)."""
-    from rlvr.train.plots import plot_before_after
-
     try:
         family = ", ".join(qs.train.get("family") or [])
         plot_before_after(

@@ -7,6 +7,7 @@ group advantages are computed, and only the main process writes checkpoints.
 from __future__ import annotations
 
 import copy
+import importlib.util
 import json
 import logging
 import os
@@ -15,7 +16,12 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Sequence
 
-from rlvr.train.config import TaskArguments
+from rlvr.models import load_tokenizer, resolve_model
+from rlvr.train.config import TaskArguments, has_accelerator
+from rlvr.train.curriculum import Curriculum
+from rlvr.train.data import build_eval_sets, build_train_dataset
+from rlvr.train.plots import plot_training_curve
+from rlvr.train.rewards import resolve_reward_funcs
 
 log = logging.getLogger(__name__)
 
@@ -88,10 +94,6 @@ def trainer_class(algorithm: str) -> type:
 
 def check_gpu_only_options(training_args: Any) -> None:
     """Fail early, with a clear message, on options that need hardware or packages this machine lacks."""
-    import importlib.util
-
-    from rlvr.train.config import has_accelerator
-
     if getattr(training_args, "use_vllm", False):
         if importlib.util.find_spec("vllm") is None:
             raise RuntimeError("use_vllm needs the vllm package (pip install 'rlvr-chem[vllm]') and a CUDA GPU")
@@ -143,10 +145,7 @@ def build_trainer(
     """A ready-to-train TRL trainer for the recipe (model, tokenizer, datasets, rewards, LoRA, callbacks)."""
     from trl import get_peft_config
 
-    from rlvr.train.callbacks import CurriculumCallback, StepTimerCallback, TimeBudgetCallback
-    from rlvr.train.data import build_eval_sets, build_train_dataset
-    from rlvr.train.model import load_tokenizer, resolve_model
-    from rlvr.train.rewards import resolve_reward_funcs
+    from rlvr.train.callbacks import CurriculumCallback, StepTimerCallback, TimeBudgetCallback  # imports transformers
 
     check_gpu_only_options(training_args)
     model_path = resolve_model(model_args.model_name_or_path or "default")
@@ -156,8 +155,6 @@ def build_trainer(
 
     curriculum = None
     if task_args.curriculum:
-        from rlvr.train.curriculum import Curriculum
-
         curriculum = Curriculum.from_config(task_args.curriculum)
     train_dataset = build_train_dataset(task_args, training_args, curriculum=curriculum)
     eval_dataset = None
@@ -241,8 +238,6 @@ def train(
         out.mkdir(parents=True, exist_ok=True)
         (out / "run_info.json").write_text(json.dumps(result.to_dict(), indent=2, default=str))
         try:
-            from rlvr.train.plots import plot_training_curve
-
             plot_training_curve(history, out / "reward_curve.png", title=f"{task_args.algorithm} {out.name}")
         except Exception:  # noqa: BLE001 - a plot must never fail a finished run
             log.warning("could not plot the reward curve", exc_info=True)

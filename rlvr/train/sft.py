@@ -16,8 +16,9 @@ Flow of :func:`train_with_cold_start`:
 4. run the recipe's GRPO/RLOO (:func:`rlvr.train.runner.train`) from the merged model with a fresh
    LoRA adapter; ``sft_only: true`` stops after step 3.
 
-Recipes are the usual training recipes plus ``sft_*`` keys (:class:`SFTArguments`), parsed with
-TRL's ``TrlParser`` so every option is also a command-line override.
+Recipes are the usual training recipes plus ``sft_*`` keys (:class:`~rlvr.train.sft_data.SFTArguments`),
+parsed with TRL's ``TrlParser`` so every option is also a command-line override. The rows are built
+in :mod:`rlvr.train.sft_data`.
 """
 from __future__ import annotations
 
@@ -26,13 +27,15 @@ import logging
 import os
 import sys
 import time
-from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
-from rlvr.rng import stable_hash
-from rlvr.task import Task
+from rlvr.models import load_tokenizer, resolve_model
+from rlvr.train.config import CPU_OVERRIDES, TaskArguments, _peek_algorithm, config_classes, has_accelerator
+from rlvr.train.entry import prepare_argv
+from rlvr.train.runner import train
+from rlvr.train.sft_data import SFTArguments, SFTDatasetStats, build_sft_dataset, sft_mixture, sft_rows, sft_seed
 
 log = logging.getLogger(__name__)
 
@@ -44,60 +47,6 @@ GRPOConfig/RLOOConfig, ModelConfig; see `rlvr train`) plus sft_* keys (sft_steps
 sft_style, sft_learning_rate, sft_batch_size, sft_only, ...). RECIPE may be a name under ./recipes
 (e.g. sft/stoich_t1_formula). Full option list: rlvr sft --config RECIPE.yaml --help
 """
-
-
-@dataclass
-class SFTArguments:
-    """The ``sft_*`` part of a recipe: the cold start before RL."""
-
-    sft_steps: int = field(default=50, metadata={"help": "SFT optimizer steps (0: no cold start, plain RL)"})
-    sft_train_size: int = field(default=256, metadata={"help": "worked-solution rows from the training split"})
-    sft_mixture: dict | str | None = field(
-        default=None,
-        metadata={"help": "families for the SFT rows as a mixture list (YAML/JSON); default: the RL mixture"},
-    )
-    sft_split: str = field(default="train", metadata={"help": "split the SFT rows come from"})
-    sft_task_seed: int | None = field(
-        default=None, metadata={"help": "task seed of the SFT rows (default: derived from task_seed, disjoint from RL's)"}
-    )
-    sft_style: str = field(default="terse", metadata={"help": "worked-solution style: terse or detailed"})
-    sft_max_chars: int | None = field(default=None, metadata={"help": "character budget of one worked solution"})
-    sft_learning_rate: float = field(default=2.0e-4, metadata={"help": "SFT learning rate"})
-    sft_lr_scheduler_type: str = field(default="constant", metadata={"help": "SFT learning-rate schedule"})
-    sft_warmup_steps: int = field(default=0, metadata={"help": "SFT warm-up steps"})
-    sft_batch_size: int = field(default=4, metadata={"help": "SFT per-device batch size"})
-    sft_gradient_accumulation_steps: int = field(default=1, metadata={"help": "SFT gradient accumulation"})
-    sft_max_length: int = field(default=1024, metadata={"help": "SFT max tokens per prompt+completion"})
-    sft_logging_steps: int = field(default=1, metadata={"help": "SFT logging interval (steps)"})
-    sft_output_dir: str | None = field(default=None, metadata={"help": "SFT output folder (default: <output_dir>/sft)"})
-    sft_only: bool = field(default=False, metadata={"help": "stop after the cold start (no RL)"})
-    sft_report_to: list[str] | None = field(default=None, metadata={"help": "SFT trackers (default: none)"})
-
-    def __post_init__(self) -> None:
-        from rlvr.solutions import STYLES
-
-        if self.sft_steps < 0 or self.sft_train_size < 0:
-            raise ValueError("sft_steps and sft_train_size must be >= 0")
-        if self.sft_steps > 0 and self.sft_train_size == 0:
-            raise ValueError("sft_steps > 0 needs sft_train_size > 0")
-        if self.sft_style not in STYLES:
-            raise ValueError(f"sft_style must be one of {list(STYLES)}, got {self.sft_style!r}")
-        if isinstance(self.sft_mixture, str):
-            from rlvr.train.config import _load_structured
-
-            self.sft_mixture = _load_structured(self.sft_mixture, "sft_mixture")
-        if isinstance(self.sft_report_to, str):
-            self.sft_report_to = [self.sft_report_to]
-
-
-@dataclass
-class SFTDatasetStats:
-    """How an SFT dataset was filled: rows per family and tasks skipped (no verified solution)."""
-
-    rows: int
-    skipped: int
-    by_family: dict[str, int]
-    mean_completion_chars: float
 
 
 @dataclass
@@ -117,109 +66,6 @@ class SFTResult:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-# ---------------------------------------------------------------------------------------------
-# data
-# ---------------------------------------------------------------------------------------------
-
-
-def sft_rows(
-    mix: Any,
-    n: int,
-    *,
-    split: str = "train",
-    seed: int = 0,
-    style: str = "terse",
-    max_chars: int | None = None,
-    start: int = 0,
-    max_skip_fraction: float = 0.5,
-    system_prompt: str | None = None,
-    shape: Callable[[Task], list[dict[str, str]]] | None = None,
-) -> tuple[list[dict[str, Any]], SFTDatasetStats]:
-    """``n`` rows (``prompt``, ``completion`` + task columns) with verified worked solutions.
-
-    Rows follow the deterministic mixture order from index ``start``; a task whose solution cannot be
-    written within the budget is skipped (counted), and more than ``max_skip_fraction`` of skips is
-    an error (the mixture or budget is wrong, not a few odd tasks). ``system_prompt`` replaces the
-    tasks' system messages; ``shape`` (task -> messages) rewrites the whole prompt, e.g. the training
-    recipe's prompt shaping, so SFT rows and RL prompts read alike. The completion is always the
-    worked solution of the task itself.
-    """
-    from rlvr.datasets import Mixture, task_row
-    from rlvr.solutions import SolutionError, solution_messages
-
-    mixture = mix if isinstance(mix, Mixture) else Mixture(mix, split, seed)
-    rows: list[dict[str, Any]] = []
-    skipped = 0
-    by_family: Counter = Counter()
-    chars = 0
-    index = int(start)
-    limit = int(start) + max(int(n / max(1e-9, 1 - max_skip_fraction)) + 1, n + 1)
-    while len(rows) < n:
-        if index >= limit:
-            raise RuntimeError(
-                f"only {len(rows)} of {n} SFT rows could be written ({skipped} tasks skipped); "
-                "raise sft_max_chars or check the mixture"
-            )
-        task = mixture.task_at(index)
-        index += 1
-        try:
-            completion = solution_messages(task, style, max_chars=max_chars)
-        except SolutionError as exc:
-            skipped += 1
-            log.debug("SFT row skipped: %s", exc)
-            continue
-        row = task_row(task)
-        if shape is not None:
-            row["prompt"] = [{"role": str(m["role"]), "content": str(m["content"])} for m in shape(task)]
-        if system_prompt:
-            row["prompt"] = [{"role": "system", "content": system_prompt}] + [
-                m for m in row["prompt"] if m.get("role") != "system"
-            ]
-        row["completion"] = completion
-        rows.append(row)
-        by_family[task.family] += 1
-        chars += len(completion[0]["content"])
-    stats = SFTDatasetStats(len(rows), skipped, dict(sorted(by_family.items())), round(chars / max(len(rows), 1), 1))
-    return rows, stats
-
-
-def build_sft_dataset(mix: Any, n: int, **kwargs: Any) -> tuple[Any, SFTDatasetStats]:
-    """A ``datasets.Dataset`` of :func:`sft_rows` (prompt/completion conversational columns for ``SFTTrainer``)."""
-    from datasets import Dataset
-
-    rows, stats = sft_rows(mix, n, **kwargs)
-    return Dataset.from_list(rows), stats
-
-
-def sft_mixture(task_args: Any, sft_args: SFTArguments) -> list[Any]:
-    """The SFT mixture (``FamilyMix`` list): ``sft_mixture`` if set, else the recipe's RL training mixture."""
-    from rlvr.train.config import build_mix
-
-    if sft_args.sft_mixture:
-        return build_mix(sft_args.sft_mixture, None, None)
-    return task_args.mix()
-
-
-def recipe_prompt_shape(task_args: Any) -> Callable[[Task], list[dict[str, str]]] | None:
-    """The recipe's prompt shaping (system prompt, compact style, few-shot turns) as used for RL, or None."""
-    from rlvr.train.data import make_shaper
-
-    shaper = make_shaper(task_args)
-    return shaper.messages if shaper.active else None
-
-
-def sft_seed(task_args: Any, sft_args: SFTArguments) -> int:
-    """Task seed of the SFT rows: explicit, or derived from the RL task seed (so RL never replays them)."""
-    if sft_args.sft_task_seed is not None:
-        return int(sft_args.sft_task_seed)
-    return int(stable_hash("rlvr-sft", getattr(task_args, "task_seed", 0)) & 0x7FFFFFFF)
-
-
-# ---------------------------------------------------------------------------------------------
-# training
-# ---------------------------------------------------------------------------------------------
 
 
 def make_sft_config(sft_args: SFTArguments, output_dir: str, *, use_cpu: bool, seed: int = 0, **overrides: Any) -> Any:
@@ -285,8 +131,6 @@ def run_sft(
     """Train ``model_path`` on ``dataset`` with ``SFTTrainer``; save the adapter and (``merge``) the merged model."""
     from trl import SFTTrainer
 
-    from rlvr.train.model import load_tokenizer
-
     t0 = time.time()
     tokenizer = load_tokenizer(model_path)
     config = make_sft_config(sft_args, output_dir, use_cpu=use_cpu, seed=seed, **(config_overrides or {}))
@@ -325,10 +169,8 @@ def run_sft(
     return result
 
 
-def cold_start(task_args: Any, sft_args: SFTArguments, training_args: Any, model_args: Any) -> SFTResult:
+def cold_start(task_args: TaskArguments, sft_args: SFTArguments, training_args: Any, model_args: Any) -> SFTResult:
     """Steps 1-3: SFT rows from the recipe's training split, LoRA SFT, merge (see the module docstring)."""
-    from rlvr.train.model import resolve_model
-
     base = resolve_model(model_args.model_name_or_path or "default")
     out = sft_args.sft_output_dir or str(Path(training_args.output_dir) / "sft")
     dataset, stats = build_sft_dataset(
@@ -338,7 +180,6 @@ def cold_start(task_args: Any, sft_args: SFTArguments, training_args: Any, model
         seed=sft_seed(task_args, sft_args),
         style=sft_args.sft_style,
         max_chars=sft_args.sft_max_chars,
-        shape=recipe_prompt_shape(task_args),
     )
     log.info("SFT cold start: %d rows (%s), %d skipped, mean %.0f chars", stats.rows, stats.by_family, stats.skipped,
              stats.mean_completion_chars)
@@ -355,10 +196,8 @@ def cold_start(task_args: Any, sft_args: SFTArguments, training_args: Any, model
     )
 
 
-def train_with_cold_start(task_args: Any, sft_args: SFTArguments, training_args: Any, model_args: Any) -> tuple[SFTResult | None, Any]:
+def train_with_cold_start(task_args: TaskArguments, sft_args: SFTArguments, training_args: Any, model_args: Any) -> tuple[SFTResult | None, Any]:
     """SFT cold start (unless ``sft_steps == 0``), then the recipe's RL from the merged model (unless ``sft_only``)."""
-    from rlvr.train.runner import train
-
     sft_result = None
     if sft_args.sft_steps > 0:
         sft_result = cold_start(task_args, sft_args, training_args, model_args)
@@ -377,16 +216,12 @@ def make_parser(algorithm: str = "grpo", prog: str | None = None) -> Any:
     """A ``TrlParser`` over (TaskArguments, SFTArguments, GRPOConfig|RLOOConfig, ModelConfig)."""
     from trl import TrlParser
 
-    from rlvr.train.config import config_classes
-
     task_cls, train_cls, model_cls = config_classes(algorithm)
     return TrlParser((task_cls, SFTArguments, train_cls, model_cls), prog=prog)
 
 
 def parse_sft_recipe(args: Sequence[str] | None = None, *, prog: str | None = None) -> tuple[Any, SFTArguments, Any, Any]:
     """Parse ``--config recipe.yaml`` plus overrides into (task, sft, training, model) arguments."""
-    from rlvr.train.config import CPU_OVERRIDES, _peek_algorithm, has_accelerator
-
     argv = list(sys.argv[1:] if args is None else args)
     parser = make_parser(_peek_algorithm(argv), prog=prog)
     if not has_accelerator():
@@ -399,8 +234,6 @@ def parse_sft_recipe(args: Sequence[str] | None = None, *, prog: str | None = No
 
 def main(argv: Sequence[str] | None = None, prog: str = "rlvr sft") -> int:
     """Parse a recipe, run the cold start and the RL, print a one-line JSON summary (main process)."""
-    from rlvr.train.entry import prepare_argv
-
     args = prepare_argv(argv, USAGE)
     if args is None:
         return 0
@@ -420,3 +253,9 @@ def main(argv: Sequence[str] | None = None, prog: str = "rlvr sft") -> int:
 
 if __name__ == "__main__":  # pragma: no cover - python -m rlvr.train.sft
     sys.exit(main())
+
+
+__all__ = [
+    "SFTArguments", "SFTDatasetStats", "SFTResult", "build_sft_dataset", "cold_start", "lora_config", "main",
+    "make_parser", "make_sft_config", "merge_adapter", "parse_sft_recipe", "run_sft", "sft_rows", "train_with_cold_start",
+]

@@ -12,7 +12,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from rlvr.train.model import configure_tokenizer, ensure_default_model
+from rlvr.models import configure_tokenizer, ensure_default_model
 
 _MARKER = "rlvr_tiny.json"
 

@@ -6,8 +6,10 @@ import json
 import pytest
 
 import rlvr
-from rlvr.checkers.molecules import canonical_key, check, check_value, normalize_key, oracle, parse_text_answer
-from rlvr.task import Task
+from rlvr.checkers.molecules import check, check_value, oracle
+from rlvr.checkers.molecules_keys import canonical_key, normalize_key
+from rlvr.checkers.molecules_parse import parse_text_answer
+from rlvr.task import Task, TaskFormatError
 
 
 def _task(truth, family="mol.count"):
@@ -188,8 +190,6 @@ def test_reward_modes():
 
 
 def test_malformed_tasks_raise_and_huge_numbers_do_not():
-    from rlvr.task import TaskFormatError
-
     with pytest.raises(TaskFormatError):
         check(_task({}), _ans({"ring_count": 1}))
     with pytest.raises(TaskFormatError):

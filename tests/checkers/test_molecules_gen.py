@@ -2,19 +2,16 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
 
 import pytest
 
+import rlvr
+
 from rlvr.answer import MAX_COMPLETION_CHARS
-from rlvr.checkers.molecules import (
-    MAX_GEN_SMILES_CHARS,
-    check,
-    constraint_satisfied,
-    normalize_constraint,
-    oracle,
-    validate_generated,
-)
+from rlvr.chem.constraints import constraint_satisfied, normalize_constraint
+from rlvr.checkers.molecules import MAX_GEN_SMILES_CHARS, check, oracle, validate_generated
 from rlvr.task import Task
 
 
@@ -119,6 +116,25 @@ def test_validate_generated():
     c60 = ("C12=C3C4=C5C6=C1C7=C8C9=C1C%10=C%11C(=C29)C3=C2C3=C4C4=C5C5=C9C6=C7C6=C7C8=C1C1=C8C%10=C%10C%11=C2C2=C3"
            "C3=C4C4=C5C5=C%11C%12=C(C6=C95)C7=C1C1=C%12C5=C%11C4=C3C3=C5C(=C81)C%10=C23")
     assert validate_generated(c60)[1] == "too_long"  # 32 rings: a cage beyond the ring cap
+
+
+LONE_SURROGATES = "C\ud800\udfffC"  # not encodable as UTF-8: RDKit cannot even be handed this text
+
+
+@pytest.mark.parametrize("completion", [
+    "<answer>" + json.dumps({"smiles": LONE_SURROGATES}, ensure_ascii=False) + "</answer>",
+    _ans(LONE_SURROGATES),  # JSON escapes \ud800\udfff, decoded back to lone surrogates
+    f"<answer>{LONE_SURROGATES}</answer>",  # a bare token
+    "<answer>" + json.dumps({"smiles": "\u00e9CCO"}, ensure_ascii=False) + "</answer>",  # non-ASCII
+])
+def test_hostile_text_in_a_generated_smiles_is_a_plain_reason(completion, caplog):
+    v = check(TWO_RINGS, completion)
+    assert not v.correct and v.reward == 0.0 and v.reason == "invalid_smiles"
+    assert validate_generated(LONE_SURROGATES) == (None, "invalid_smiles")
+    with caplog.at_level(logging.DEBUG):
+        verdict = rlvr.verify(TWO_RINGS, completion)
+    assert verdict.reason == "invalid_smiles"  # never checker_error
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING or r.exc_info]
 
 
 C60 = ("C12=C3C4=C5C6=C1C7=C8C9=C1C%10=C%11C(=C29)C3=C2C3=C4C4=C5C5=C9C6=C7C6=C7C8=C1C1=C8C%10=C%10C%11=C2C2=C3"

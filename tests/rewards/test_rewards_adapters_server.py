@@ -1,4 +1,7 @@
-"""The HTTP reward server (OpenRLHF /get_reward protocol) on 127.0.0.1 with good and malformed requests."""
+"""The HTTP reward server (OpenRLHF /get_reward protocol) on 127.0.0.1 with good and malformed requests.
+
+More (several workers, token, deadlines) in test_server_workers.py.
+"""
 from __future__ import annotations
 
 import http.client
@@ -133,22 +136,31 @@ def test_missing_content_length_is_411(server):
     assert data.startswith(b"HTTP/1.1 411") and b"Content-Length is required" in data
 
 
-def test_cli_serve_rewards_starts_on_loopback_and_stops_on_interrupt():
+def test_cli_serve_rewards_starts_on_loopback_without_token_and_stops_on_interrupt(tasks):
+    import os
     import re
     import signal
     import subprocess
     import sys
 
+    env = {k: v for k, v in os.environ.items() if k != "RLVR_REWARD_TOKEN"}
     proc = subprocess.Popen([sys.executable, "-m", "rlvr.cli", "serve-rewards", "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         line = proc.stderr.readline()
         match = re.search(r"http://(127\.0\.0\.1):(\d+)", line)
         assert match, line
-        conn = http.client.HTTPConnection(match.group(1), int(match.group(2)), timeout=30)
+        assert "no token" in line and "warning" not in line
+        conn = http.client.HTTPConnection(match.group(1), int(match.group(2)), timeout=120)
         conn.request("GET", "/health")
         resp = conn.getresponse()
-        assert resp.status == 200 and json.loads(resp.read())["status"] == "ok"
+        health = json.loads(resp.read())
+        assert resp.status == 200 and health["status"] == "ok" and health["token_required"] is False
+        t = tasks[0]
+        conn.request("POST", "/get_reward", body=json.dumps({"query": [rlvr.oracle_completion(t)], "labels": [t.to_json()]}),
+                     headers={"Content-Type": "application/json"})  # no Authorization header
+        resp = conn.getresponse()
+        assert resp.status == 200 and json.loads(resp.read())["rewards"] == [1.0]
         conn.close()
     finally:
         proc.send_signal(signal.SIGINT)

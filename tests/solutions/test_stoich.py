@@ -13,8 +13,11 @@ import pytest
 
 import rlvr
 from rlvr.chem.notation import parse_bag
+from rlvr.generators.stoich.builders import build_products_task
+from rlvr.generators.stoich.configs import ProductsConfig
+from rlvr.generators.stoich.reaction import make_view
 from rlvr.solutions import SolutionError, worked_solution, write_solution
-from rlvr.solutions.stoich import byproduct_library, decompositions
+from rlvr.solutions.byproduct import byproduct_library, decompositions
 
 ENCODINGS = ("formula", "smiles")
 PRODUCT_SPLITS = ("train", "test_in", "test_out", "test_cross")
@@ -188,9 +191,6 @@ def test_limiting_semantics_names_the_limiting_reactant():
 
 
 def test_sabatier_type1_example():
-    from rlvr.generators.stoich.reaction import make_view
-    from rlvr.generators.stoich.tasks import ProductsConfig, build_products_task
-
     view = make_view({"CO2": 1, "H2": 4}, {"CH4": 1, "H2O": 2}, {"Ni": 1}, encoding="formula")
     task = build_products_task("stoich.t1", view, k=2, config=ProductsConfig(prompt_mode="open"))
     text = worked_solution(task, "detailed")

@@ -5,7 +5,7 @@ import json
 import time
 from pathlib import Path
 
-from rlvr.train.model import (
+from rlvr.models import (
     IM_END, converted_model_dir, ensure_default_model, find_gguf_file, load_model_and_tokenizer, resolve_model,
 )
 from rlvr.train.tiny import build_tiny_model

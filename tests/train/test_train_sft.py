@@ -37,23 +37,25 @@ def test_sft_rows_are_conversational_and_verified():
     assert again.to_list() == ds.to_list()
 
 
-def test_sft_rows_follow_the_recipe_prompt_shaping():
+def test_sft_rows_follow_the_recipe_prompt_options():
     from rlvr.train.config import TaskArguments
-    from rlvr.train.sft import recipe_prompt_shape, sft_rows
+    from rlvr.train.sft_data import SFTArguments as DataArguments, sft_mixture, sft_rows
 
     plain = TaskArguments(families=["stoich.t1"], task_options={"encoding": "formula", "prompt_mode": "open"})
-    assert recipe_prompt_shape(plain) is None
+    assert plain.prompt_options() == {}
     compact = TaskArguments(families=["stoich.t1"], task_options={"encoding": "formula", "prompt_mode": "open"},
                             prompt_style="compact", system_prompt=SHORT_SYSTEM)
-    shape = recipe_prompt_shape(compact)
-    rows, _ = sft_rows(compact.mix(), 3, seed=1, shape=shape)
+    rows, _ = sft_rows(sft_mixture(compact, DataArguments()), 3, seed=1)
     default_rows, _ = sft_rows(plain.mix(), 3, seed=1)
     for row, default in zip(rows, default_rows):
         task = task_from_row(row)
-        assert row["prompt"] == shape(task)
+        assert row["prompt"] == task.prompt == rlvr.regenerate(task).prompt  # the RL prompt, regenerable
         assert row["prompt"][0] == {"role": "system", "content": SHORT_SYSTEM}
         assert len(row["prompt"][-1]["content"]) < len(default["prompt"][-1]["content"])
         assert row["completion"] == default["completion"]  # the same worked solution
+    # an explicit SFT mixture gets the recipe's prompt options too
+    explicit = sft_mixture(compact, DataArguments(sft_mixture=[{"family": "stoich.t1", "options": {"prompt_mode": "open"}}]))
+    assert explicit[0].options["prompt_style"] == "compact"
 
 
 def test_sft_arguments_validation():

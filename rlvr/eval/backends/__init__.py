@@ -7,9 +7,15 @@ backends (``oracle``, ``copy-input``) need no model and give the ceiling and the
 from __future__ import annotations
 
 from rlvr.eval.backends.base import Backend, BackendUnavailable, Completion
+from rlvr.eval.backends.hf import TransformersBackend
+from rlvr.eval.backends.openai_backend import OpenAIBackend
 from rlvr.eval.backends.reference import CopyInputBackend, OracleBackend, copy_input_completion
+from rlvr.eval.backends.vllm_backend import VLLMBackend
 
-__all__ = ["Backend", "BackendUnavailable", "Completion", "CopyInputBackend", "OracleBackend", "copy_input_completion", "make_backend"]
+__all__ = [
+    "Backend", "BackendUnavailable", "Completion", "CopyInputBackend", "OpenAIBackend", "OracleBackend",
+    "TransformersBackend", "VLLMBackend", "copy_input_completion", "make_backend",
+]
 
 
 def make_backend(config) -> Backend:
@@ -20,23 +26,17 @@ def make_backend(config) -> Backend:
     if name == "copy-input":
         return CopyInputBackend()
     if name == "transformers":
-        from rlvr.eval.backends.hf import TransformersBackend
-
         return TransformersBackend(
             config.model, adapter=config.adapter, device=config.device, dtype=config.dtype,
             max_new_tokens=config.max_new_tokens, temperature=config.effective_temperature,
             top_p=config.top_p, seed=config.seed, chat_template=config.chat_template, threads=config.threads,
         )
     if name == "vllm":
-        from rlvr.eval.backends.vllm_backend import VLLMBackend
-
         return VLLMBackend(
             config.model, adapter=config.adapter, dtype=config.dtype, max_new_tokens=config.max_new_tokens,
             temperature=config.effective_temperature, top_p=config.top_p, seed=config.seed,
         )
     if name == "openai":
-        from rlvr.eval.backends.openai_backend import OpenAIBackend
-
         return OpenAIBackend(
             config.base_url, config.model, api_key_env=config.api_key_env, max_new_tokens=config.max_new_tokens,
             temperature=config.effective_temperature, top_p=config.top_p, seed=config.seed,

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
 
 from rlvr.eval.backends.base import Backend, BackendUnavailable, Completion
+from rlvr.models import load_model_and_tokenizer, resolve_model
 from rlvr.rng import stable_hash
 from rlvr.task import Task
 
@@ -21,8 +23,6 @@ def render_prompt(tokenizer: Any, messages: list[dict[str, str]], chat_template:
 def _pick_device(device: str) -> str:
     if device != "auto":
         return device
-    import os
-
     import torch
 
     if not torch.cuda.is_available():
@@ -36,7 +36,7 @@ class TransformersBackend(Backend):
 
     ``threads`` sets torch's intra-op thread count (``torch.set_num_threads``) for this process.
     ``model`` is a local folder, a hub id (where a hub is reachable) or ``default`` (the embedded
-    SmolLM2-135M-Instruct, via :func:`rlvr.train.model.resolve_model`). Decoding is greedy at
+    SmolLM2-135M-Instruct, via :func:`rlvr.models.resolve_model`). Decoding is greedy at
     temperature 0; otherwise sampling is seeded per batch from ``seed`` and the batch's task ids,
     with the global torch RNG restored afterwards.
     """
@@ -69,8 +69,6 @@ class TransformersBackend(Backend):
         if threads:
             # fewer intra-op threads than cores is much faster when the CPU is shared (OpenMP spin-waits)
             torch.set_num_threads(int(threads))
-        from rlvr.train.model import load_model_and_tokenizer, resolve_model
-
         self.device = _pick_device(device)
         if dtype == "auto":
             dtype = "bfloat16" if self.device.startswith("cuda") else "float32"

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from rlvr.eval.backends.base import Backend, BackendUnavailable, Completion
+from rlvr.models import resolve_model
 from rlvr.task import Task
 
 
@@ -31,8 +32,6 @@ class VLLMBackend(Backend):
                 "the vllm backend needs the vllm package (GPU): pip install 'rlvr-chem[vllm]'; "
                 "on CPU use --backend transformers"
             ) from exc
-        from rlvr.train.model import resolve_model
-
         self.model_name = model
         self.model_path = resolve_model(model)
         self.adapter = adapter

@@ -16,12 +16,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from rdkit import Chem, RDConfig, RDLogger
+from rdkit import Chem, RDLogger
+
+from rlvr.chem.rdkit_data import MOLECULE_FILES, RDKitDataError, molecule_files, molecule_smiles
+from rlvr.chem.smiles import mol_from_smiles
 
 RDLogger.DisableLog("rdApp.*")
 
-#: The embedded default pool: files shipped inside the RDKit wheel (relative to ``RDConfig.RDDataDir``).
-DEFAULT_POOL_FILES: tuple[str, ...] = ("NCI/first_5K.smi", "Pains/test_data/wehi_mols.csv")
+#: The embedded default pool: the molecule files shipped inside the RDKit wheel (:mod:`rlvr.chem.rdkit_data`).
+DEFAULT_POOL_FILES: tuple[str, ...] = MOLECULE_FILES
 
 #: Column names recognised as holding SMILES (case-insensitive), in order of preference.
 SMILES_COLUMNS: tuple[str, ...] = (
@@ -66,12 +69,10 @@ class PoolReport:
 
 def default_pool_paths() -> list[Path]:
     """Paths of the embedded default pool files inside the installed RDKit."""
-    root = Path(RDConfig.RDDataDir)
-    paths = [root / rel for rel in DEFAULT_POOL_FILES]
-    missing = [str(p) for p in paths if not p.exists()]
-    if missing:
-        raise PoolError(f"RDKit data files of the default pool are missing: {missing}")
-    return paths
+    try:
+        return molecule_files()
+    except RDKitDataError as exc:
+        raise PoolError(f"the default pool is unavailable: {exc}") from exc
 
 
 def _pick_column(names: Sequence[str], column: str | None) -> str | None:
@@ -89,7 +90,7 @@ def _pick_column(names: Sequence[str], column: str | None) -> str | None:
 
 
 def _parses(text: Any) -> bool:
-    return isinstance(text, str) and 0 < len(text) <= _MAX_RAW_CHARS and Chem.MolFromSmiles(text.strip()) is not None
+    return isinstance(text, str) and 0 < len(text) <= _MAX_RAW_CHARS and mol_from_smiles(text.strip()) is not None
 
 
 def _read_delimited(path: Path, column: str | None, delimiter: str) -> list[Any]:
@@ -190,10 +191,8 @@ def rows_from_dataset(dataset: Any, column: str | None = None) -> list[Any]:
 
 def default_pool_rows() -> list[Any]:
     """Raw rows of the embedded default pool (NCI first 5K + WEHI PAINS test molecules)."""
-    rows: list[Any] = []
-    for path in default_pool_paths():
-        rows.extend(read_rows(path))
-    return rows
+    default_pool_paths()  # a missing file is a PoolError
+    return list(molecule_smiles())
 
 
 def rows_hash(rows: Iterable[Any]) -> str:
@@ -219,7 +218,7 @@ def filter_rows(rows: Iterable[Any], flt: PoolFilter = PoolFilter(), source: str
         if len(text) > _MAX_RAW_CHARS:
             report.skip("smiles_too_long")
             continue
-        mol = Chem.MolFromSmiles(text)
+        mol = mol_from_smiles(text)
         if mol is None or mol.GetNumAtoms() == 0:
             report.skip("invalid_smiles")
             continue

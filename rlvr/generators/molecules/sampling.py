@@ -23,8 +23,13 @@ import os
 import random
 from collections import Counter
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from rdkit import rdBase
+
+import rlvr.chem.molecules as chem_molecules
+from rlvr.chem.molecules.features import FeatureError, molecule_features
 from rlvr.generators.molecules.splits import SplitPool
 from rlvr.paths import cache_dir
 from rlvr.rng import stable_hash
@@ -60,22 +65,16 @@ def bucket(value: Any) -> str:
 
 @lru_cache(maxsize=1)
 def _solver_fingerprint() -> str:
-    """A hash of the feature solvers' source and the RDKit version: stale statistics are never reused."""
-    from pathlib import Path
-
-    from rdkit import rdBase
-
-    here = Path(__file__).parent
+    """A hash of the feature solvers' source (every module of :mod:`rlvr.chem.molecules`) and the RDKit
+    version: stale statistics are never reused."""
     parts = [rdBase.rdkitVersion]
-    for path in sorted([*here.glob("feature*.py"), *here.glob("functional_groups.py")]):
+    for path in sorted(Path(chem_molecules.__file__).parent.glob("*.py")):
         parts.append(path.name + ":" + hashlib.blake2b(path.read_bytes(), digest_size=8).hexdigest())
     return format(stable_hash(*parts), "016x")
 
 
 @lru_cache(maxsize=8)
 def _freqs_cached(pool: SplitPool, keys: tuple[str, ...], n: int) -> dict[str, dict[str, float]]:
-    from rlvr.chem.molecules.features import FeatureError, molecule_features
-
     tag = format(stable_hash("mol-freq", _STATS_VERSION, pool.key, n, _solver_fingerprint(), *keys), "016x")
     path = cache_dir("molecules") / f"freq-{tag}.json.gz"
     if pool.key and path.exists():

@@ -1,11 +1,11 @@
 """Cluster-held-out molecule splits (MolecularIQ section 3.4): ``train``, ``easy`` (molecules from
 clusters seen in train) and ``hard`` (molecules from held-out clusters).
 
-Clustering: Morgan fingerprints (radius 2, 512 bits, as the paper's ECFP(2, 512)) and a
-deterministic leader (sphere-exclusion) clustering at Tanimoto 0.7. Molecules are visited in the
-order of a seeded stable hash of their canonical SMILES; each joins the most similar existing
-leader when that similarity is >= the threshold, otherwise it becomes a new leader. This needs
-O(n x clusters) popcounts on bit-packed fingerprints and no O(n^2) distance list (Butina would).
+Clustering (:mod:`rlvr.generators.molecules.clustering`): Morgan fingerprints (radius 2, 512 bits,
+as the paper's ECFP(2, 512)) and a deterministic leader (sphere-exclusion) clustering at Tanimoto
+0.7. Molecules are visited in the order of a seeded stable hash of their canonical SMILES; each
+joins the most similar existing leader when that similarity is >= the threshold, otherwise it
+becomes a new leader.
 
 Split assignment is a property of a molecule's cluster: a cluster is held out (``hard``) when a
 stable hash of its leader's canonical SMILES falls below ``hard_fraction``. In a seen cluster the
@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import numpy as np
-from rdkit import Chem, DataStructs, rdBase
-from rdkit.Chem import rdFingerprintGenerator
+from rdkit import rdBase
 
 from rlvr.chem.molecules.complexity import COMPLEXITY_BINS, bertz_ct, complexity_bin
+from rlvr.generators.molecules.clustering import leader_clusters, nearest_neighbour_similarity, packed_fingerprints
 from rlvr.generators.molecules.pools import (
     PoolFilter,
     default_pool_paths,
@@ -110,76 +110,7 @@ class SplitPool:
         return {s: i for i, s in enumerate(self.smiles)}
 
 
-# --------------------------------------------------------------------------- fingerprints
-
-def packed_fingerprints(mols: Sequence[Chem.Mol], radius: int = 2, n_bits: int = 512) -> np.ndarray:
-    """Morgan fingerprints bit-packed into a ``(n, n_bits // 64)`` uint64 array."""
-    if n_bits % 64:
-        raise ValueError("n_bits must be a multiple of 64")
-    gen = rdFingerprintGenerator.GetMorganGenerator(radius=radius, fpSize=n_bits)
-    bits = np.zeros((len(mols), n_bits), dtype=np.uint8)
-    for i, mol in enumerate(mols):
-        DataStructs.ConvertToNumpyArray(gen.GetFingerprint(mol), bits[i])
-    return np.packbits(bits, axis=1).view(np.uint64).reshape(len(mols), n_bits // 64)
-
-
-def tanimoto_to_many(query: np.ndarray, refs: np.ndarray, ref_counts: np.ndarray | None = None) -> np.ndarray:
-    """Tanimoto similarity of one packed fingerprint to each row of ``refs``."""
-    inter = np.bitwise_count(refs & query).sum(axis=1, dtype=np.int64)
-    if ref_counts is None:
-        ref_counts = np.bitwise_count(refs).sum(axis=1, dtype=np.int64)
-    union = ref_counts + int(np.bitwise_count(query).sum()) - inter
-    with np.errstate(divide="ignore", invalid="ignore"):
-        sim = np.where(union > 0, inter / np.maximum(union, 1), 1.0)
-    return sim
-
-
-def nearest_neighbour_similarity(queries: np.ndarray, refs: np.ndarray, chunk: int = 256) -> np.ndarray:
-    """For each packed query fingerprint, the maximum Tanimoto similarity to any row of ``refs``."""
-    out = np.zeros(len(queries), dtype=np.float64)
-    if len(refs) == 0 or len(queries) == 0:
-        return out
-    ref_counts = np.bitwise_count(refs).sum(axis=1, dtype=np.int64)
-    q_counts = np.bitwise_count(queries).sum(axis=1, dtype=np.int64)
-    for start in range(0, len(queries), chunk):
-        q = queries[start:start + chunk]
-        inter = np.zeros((len(q), len(refs)), dtype=np.int64)
-        for w in range(refs.shape[1]):
-            inter += np.bitwise_count(q[:, w, None] & refs[None, :, w])
-        union = q_counts[start:start + chunk, None] + ref_counts[None, :] - inter
-        sim = inter / np.maximum(union, 1)
-        out[start:start + chunk] = sim.max(axis=1)
-    return out
-
-
-def leader_clusters(fps: np.ndarray, order: Sequence[int], threshold: float) -> tuple[np.ndarray, list[int]]:
-    """Leader (sphere-exclusion) clustering: returns (cluster id per molecule, leader molecule per cluster).
-
-    Molecules are visited in ``order``; each joins the most similar leader (first on ties) when
-    the similarity is >= ``threshold``, otherwise starts a new cluster.
-    """
-    n = len(fps)
-    assign = np.full(n, -1, dtype=np.int64)
-    leaders = np.zeros_like(fps)
-    leader_counts = np.zeros(n, dtype=np.int64)
-    counts = np.bitwise_count(fps).sum(axis=1, dtype=np.int64)
-    leader_ids: list[int] = []
-    for i in order:
-        n_lead = len(leader_ids)
-        if n_lead:
-            inter = np.bitwise_count(leaders[:n_lead] & fps[i]).sum(axis=1, dtype=np.int64)
-            union = leader_counts[:n_lead] + counts[i] - inter
-            sim = inter / np.maximum(union, 1)
-            best = int(np.argmax(sim))
-            if sim[best] >= threshold:
-                assign[i] = best
-                continue
-        leaders[n_lead] = fps[i]
-        leader_counts[n_lead] = counts[i]
-        assign[i] = n_lead
-        leader_ids.append(int(i))
-    return assign, leader_ids
-
+# --------------------------------------------------------------------------- building
 
 def _summary(values: np.ndarray, threshold: float) -> dict[str, float]:
     if len(values) == 0:
@@ -194,8 +125,6 @@ def _summary(values: np.ndarray, threshold: float) -> dict[str, float]:
         "frac_ge_threshold": round(float((values >= threshold).mean()), 4),
     }
 
-
-# --------------------------------------------------------------------------- building
 
 def build_split_pool(
     rows: Iterable[Any],

@@ -1,6 +1,7 @@
-"""Task builders for ``mol.count``, ``mol.index`` and ``mol.gen`` (MolecularIQ section 3).
+"""Task builders of the MolecularIQ tasks (section 3): feature counts, atom-index attribution and
+constrained generation.
 
-``generate_task(kind, config, split, seed, index)`` is deterministic and random-access: every
+``generate_task(kind, family, config, split, seed, index)`` is deterministic and random-access: every
 random choice (complexity bin, molecule, presentation, keys, phrasing, constraint operators)
 draws from ``rlvr.rng.task_rng(seed, family, split, index)``. Ground truth is computed on the
 SMILES exactly as shown (:func:`rlvr.chem.molecules.features.molecule_features`), so index
@@ -14,19 +15,20 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Sequence
 
-from rlvr.api import task_id
-from rlvr.generators.molecules import prompts
+from rlvr.chem.constraints import OPS, constraint_satisfied
 from rlvr.chem.molecules.complexity import COMPLEXITY_BINS, complexity_bin, parse_bin
+from rlvr.chem.molecules.features import CATEGORIES, FEATURES, FeatureError, molecule_features, spec_for_key
+from rlvr.chem.molecules.reactions import PREFIX as TEMPLATE_PREFIX
+from rlvr.generators.molecules import prompts
 from rlvr.generators.molecules.pools import PoolFilter
 from rlvr.generators.molecules.presentation import present
 from rlvr.generators.molecules.sampling import choose_keys, is_zero, value_frequencies
 from rlvr.generators.molecules.splits import SPLITS, SplitParams, SplitPool, load_split_pool
-from rlvr.registry import config_key
-from rlvr.checkers.molecules import OPS, constraint_satisfied
 from rlvr.rng import task_rng
-from rlvr.task import Task
+from rlvr.task import Task, config_key, task_id
 
-FAMILY_OF_KIND = {"count": "mol.count", "index": "mol.index", "gen": "mol.gen"}
+#: the task types: feature counts, atom-index attribution, constrained generation
+KINDS: tuple[str, ...] = ("count", "index", "gen")
 #: value types a count or generation task may ask for by default (template product lists are opt-in)
 _DEFAULT_VALUE_TYPES = ("int", "str", "smiles")
 _OPT_IN_SUFFIXES = ("_success", "_products")
@@ -46,7 +48,7 @@ def _tuple(value: Any) -> tuple[str, ...] | None:
 
 @dataclass
 class MolTaskConfig:
-    """Options of the molecular task families (one config class for ``mol.count``/``mol.index``/``mol.gen``).
+    """Options of the molecular tasks (one config class for counts, indices and generation).
 
     - ``load``: features (or constraints) per question; the paper uses 1, 2, 3 and 5.
     - ``complexity_bin``: None/``"any"`` (molecules uniformly), ``"balanced"`` (bin uniformly, then a
@@ -113,8 +115,6 @@ class MolTaskConfig:
             raise ValueError(f"unknown constraint operator(s) {bad_ops}; valid: {list(OPS)}")
         if self.n_phrasings is not None and int(self.n_phrasings) < 1:
             raise ValueError("n_phrasings must be >= 1 or None")
-        from rlvr.chem.molecules.features import CATEGORIES
-
         for name in (*(self.categories or ()), *self.exclude_categories):
             if name not in CATEGORIES:
                 raise ValueError(f"unknown feature category {name!r}; valid: {list(CATEGORIES)}")
@@ -129,8 +129,6 @@ class MolTaskConfig:
 
 def _resolve_feature(name: str) -> tuple[str, ...]:
     """Task keys meant by a feature name (``"ring"``) or a task key (``"ring_count"``)."""
-    from rlvr.chem.molecules.features import FEATURES, spec_for_key
-
     if name in FEATURES:
         spec = FEATURES[name]
         return tuple(k for k in (spec.count_key, spec.index_key) if k)
@@ -141,8 +139,6 @@ def _resolve_feature(name: str) -> tuple[str, ...]:
 @lru_cache(maxsize=64)
 def _candidate_keys(kind: str, categories: tuple[str, ...] | None, exclude_categories: tuple[str, ...],
                     keys: tuple[str, ...] | None, exclude_keys: tuple[str, ...]) -> tuple[str, ...]:
-    from rlvr.chem.molecules.features import FEATURES
-
     wanted = None if keys is None else {k for name in keys for k in _resolve_feature(name)}
     unwanted = {k for name in exclude_keys for k in _resolve_feature(name)}
     out: list[str] = []
@@ -174,13 +170,8 @@ def candidate_keys(kind: str, config: MolTaskConfig) -> tuple[str, ...]:
                            tuple(config.exclude_keys))
 
 
-TEMPLATE_PREFIX = "template_based_reaction_prediction_"
-
-
 @lru_cache(maxsize=1)
 def _categories() -> dict[str, str]:
-    from rlvr.chem.molecules.features import FEATURES
-
     out: dict[str, str] = {}
     for spec in FEATURES.values():
         # reaction templates get their own balancing group so they do not crowd out BRICS and Murcko
@@ -236,10 +227,7 @@ def _base_meta(config: MolTaskConfig, split: str, seed: int, index: int, kind: s
     }
 
 
-def _answer_task(kind: str, config: MolTaskConfig, split: str, seed: int, index: int) -> Task:
-    from rlvr.chem.molecules.features import FeatureError, molecule_features
-
-    family = FAMILY_OF_KIND[kind]
+def _answer_task(kind: str, family: str, config: MolTaskConfig, split: str, seed: int, index: int) -> Task:
     rng = task_rng(seed, family, split, index)
     pool = get_pool(config)
     cands = candidate_keys(kind, config)
@@ -310,10 +298,7 @@ def _constraint_for(key: str, value: Any, config: MolTaskConfig, rng: Any) -> di
     return {"key": key, "op": "==" if exact_allowed else "<=", "value": value}
 
 
-def _gen_task(config: MolTaskConfig, split: str, seed: int, index: int) -> Task:
-    from rlvr.chem.molecules.features import FeatureError, molecule_features
-
-    family = FAMILY_OF_KIND["gen"]
+def _gen_task(family: str, config: MolTaskConfig, split: str, seed: int, index: int) -> Task:
     rng = task_rng(seed, family, split, index)
     pool = get_pool(config)
     cands = candidate_keys("gen", config)
@@ -352,12 +337,13 @@ def _gen_task(config: MolTaskConfig, split: str, seed: int, index: int) -> Task:
     raise ValueError(f"{family}: could not build task {index} of split {split!r}: {last_error}")
 
 
-def generate_task(kind: str, config: MolTaskConfig, split: str, seed: int, index: int) -> Task:
-    """The task at ``(kind, config, split, seed, index)``; ``kind`` is ``count``, ``index`` or ``gen``."""
+def generate_task(kind: str, family: str, config: MolTaskConfig, split: str, seed: int, index: int) -> Task:
+    """The task at ``(kind, config, split, seed, index)`` filed under ``family`` (its name also seeds
+    the task's random stream); ``kind`` is ``count``, ``index`` or ``gen`` (:data:`KINDS`)."""
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; valid splits: {list(SPLITS)}")
     if kind == "gen":
-        return _gen_task(config, split, int(seed), int(index))
+        return _gen_task(family, config, split, int(seed), int(index))
     if kind in ("count", "index"):
-        return _answer_task(kind, config, split, int(seed), int(index))
-    raise ValueError(f"unknown task kind {kind!r}")
+        return _answer_task(kind, family, config, split, int(seed), int(index))
+    raise ValueError(f"unknown task kind {kind!r}; valid: {list(KINDS)}")

@@ -1,5 +1,4 @@
-"""Stoichiometry tasks (ChemAlgebra): reaction corpus, loaders, rebalancing, splits and task families.
+"""Stoichiometry tasks (ChemAlgebra): reaction corpus, loaders, rebalancing, splits and task builders.
 
-Families (registered in :mod:`rlvr.families.stoich`): ``stoich.balance``, ``stoich.t1``,
-``stoich.t2``, ``stoich.byproduct``. See ``docs/stoichiometry.md``.
+The families that use them are registered in :mod:`rlvr.families.stoich`. See ``docs/stoichiometry.md``.
 """

@@ -87,7 +87,7 @@ def products_prompt(
     phrasing: int,
     reference: str | None = None,
 ) -> list[dict[str, str]]:
-    """Prompt of a ``stoich.t1``/``t2`` task (``reference``: the balanced reference equation, open-book mode)."""
+    """Prompt of a Type 1/2 products task (``reference``: the balanced reference equation, open-book mode)."""
     p = phrasing % N_PHRASINGS
     rule = _LIMITING_RULES[p] if semantics == "limiting" else _PAPER_RULE
     parts = [f"{_PRODUCT_INTROS[p]}\n\n{format_bag(inputs)}"]
@@ -103,7 +103,7 @@ def products_prompt(
 
 
 def balance_prompt(reactants: Sequence[str], products: Sequence[str], encoding: str, phrasing: int) -> list[dict[str, str]]:
-    """Prompt of a ``stoich.balance`` task (species in question order, no coefficients)."""
+    """Prompt of a balancing task (species in question order, no coefficients)."""
     p = phrasing % N_PHRASINGS
     equation = " + ".join(reactants) + " -> " + " + ".join(products)
     user = (f"{_BALANCE_INTROS[p]}\n\n{equation}\n\n{NOTATION[encoding]} Species are separated by ' + '.\n\n"
@@ -112,7 +112,7 @@ def balance_prompt(reactants: Sequence[str], products: Sequence[str], encoding: 
 
 
 def byproduct_prompt(equation: str, encoding: str, phrasing: int) -> list[dict[str, str]]:
-    """Prompt of a ``stoich.byproduct`` task (``equation``: the shown, incomplete equation)."""
+    """Prompt of a byproduct task (``equation``: the shown, incomplete equation)."""
     p = phrasing % N_PHRASINGS
     user = (f"{_BYPRODUCT_INTROS[p]}\n\n{equation}\n\n{_BYPRODUCT_QUESTIONS[p]}\n\n"
             f"{BAG_NOTATION} {NOTATION[encoding]} {EQUATION_NOTATION}\n\n{_BYPRODUCT_ANSWER}")

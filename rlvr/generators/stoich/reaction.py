@@ -11,15 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from math import gcd
-from typing import Any, Iterable, Literal, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
-from rlvr.chem.balance import conservation_delta, side_total
+from rlvr.chem.balance import conservation_delta
 from rlvr.chem.formula import Formula, parse_formula
-from rlvr.chem.smiles import canonical_smiles, smiles_formula
-
-Encoding = Literal["formula", "smiles"]
-ENCODINGS: tuple[str, ...] = ("formula", "smiles")
+from rlvr.chem.smiles import smiles_formula
+from rlvr.chem.species import ENCODINGS, StrictEncoding as Encoding, canonical_species
 
 Term = tuple[str, int]
 
@@ -197,9 +194,7 @@ def make_view(
         items = terms.items() if isinstance(terms, Mapping) else terms
         if not canonicalize:
             return merge_terms(items)
-        if encoding == "formula":
-            return merge_terms((parse_formula(s).hill(), k) for s, k in items)
-        return merge_terms((canonical_smiles(s), k) for s, k in items)
+        return merge_terms((canonical_species(s, encoding), k) for s, k in items)
 
     r, p, g = norm(reactants), norm(products), norm(reagents)
     if not r or not p or set(r) & set(p) or set(g) & (set(r) | set(p)):
@@ -208,8 +203,7 @@ def make_view(
         return None
     if bag_delta(r, p, encoding):
         return None
-    by_keys = {(parse_formula(s).hill() if encoding == "formula" else canonical_smiles(s)) if canonicalize else s
-               for s in byproducts}
+    by_keys = {canonical_species(s, encoding) if canonicalize else s for s in byproducts}
     by = {s: k for s, k in p.items() if s in by_keys}
     if len(by) == len(p):
         by = {}
@@ -226,82 +220,7 @@ def make_view(
     )
 
 
-def gcd_all(values: Iterable[int]) -> int:
-    g = 0
-    for v in values:
-        g = gcd(g, int(v))
-    return g
-
-
-_PRIME = (1 << 61) - 1
-
-
-def _matrix(columns: Sequence[Formula]) -> list[list[int]]:
-    elements = sorted({el for f in columns for el, _ in f.counts})
-    dicts = [dict(f.counts) for f in columns]
-    rows = [[d.get(el, 0) for d in dicts] for el in elements]
-    if any(f.charge for f in columns):
-        rows.append([f.charge for f in columns])
-    return rows
-
-
-def _rank_mod_p(rows: list[list[int]], n: int) -> int:
-    mat = [[x % _PRIME for x in row] for row in rows]
-    rank = 0
-    for col in range(n):
-        pivot = next((i for i in range(rank, len(mat)) if mat[i][col]), None)
-        if pivot is None:
-            continue
-        mat[rank], mat[pivot] = mat[pivot], mat[rank]
-        inv = pow(mat[rank][col], _PRIME - 2, _PRIME)
-        prow = [x * inv % _PRIME for x in mat[rank]]
-        mat[rank] = prow
-        for i in range(len(mat)):
-            f = mat[i][col]
-            if i != rank and f:
-                mat[i] = [(a - f * b) % _PRIME for a, b in zip(mat[i], prow)]
-        rank += 1
-        if rank == len(mat):
-            break
-    return rank
-
-
-def nullity(columns: Sequence[Formula], *, balanced: bool = False) -> int:
-    """Dimension of the null space of the element+charge matrix whose columns are ``columns``.
-
-    Exact. With ``balanced=True`` (the caller knows a non-zero null vector, e.g. a balanced
-    reaction) a rank computed modulo a large prime that leaves nullity 1 is already exact (the rank
-    modulo p never exceeds the rational rank, and the known vector bounds it from above); otherwise
-    integer fraction-free elimination decides. Sign conventions of the columns do not matter.
-    """
-    rows = _matrix(columns)
-    n = len(columns)
-    if balanced and n - _rank_mod_p(rows, n) == 1:
-        return 1
-    return _nullity_exact(rows, n)
-
-
-def _nullity_exact(rows: list[list[int]], n: int) -> int:
-    rank = 0
-    mat = [row[:] for row in rows]
-    col = 0
-    while rank < len(mat) and col < n:
-        pivot = next((i for i in range(rank, len(mat)) if mat[i][col]), None)
-        if pivot is None:
-            col += 1
-            continue
-        mat[rank], mat[pivot] = mat[pivot], mat[rank]
-        p = mat[rank][col]
-        for i in range(len(mat)):
-            if i != rank and mat[i][col]:
-                f = mat[i][col]
-                mat[i] = [p * a - f * b for a, b in zip(mat[i], mat[rank])]
-                g = gcd_all(mat[i])
-                if g > 1:
-                    mat[i] = [a // g for a in mat[i]]
-        rank += 1
-        col += 1
-    return n - rank
-
-
-side_counter = side_total  # element + charge totals of a side of (formula, coefficient) pairs
+__all__ = [
+    "ENCODINGS", "Encoding", "Reaction", "ReactionView", "Term", "assert_conserves", "bag_delta", "bag_formula_pairs",
+    "key_formula", "make_view", "merge_terms", "reaction_key",
+]

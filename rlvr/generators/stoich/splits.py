@@ -27,16 +27,14 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from rlvr.generators.stoich.reaction import Encoding, nullity
+from rlvr.chem.linalg import nullity
+from rlvr.chem.species import StrictEncoding as Encoding
+from rlvr.generators.stoich.corpus_model import Corpus
 from rlvr.paths import cache_dir
 from rlvr.rng import assign_split, stable_hash
 
 log = logging.getLogger(__name__)
-
-if TYPE_CHECKING:  # pragma: no cover
-    from rlvr.generators.stoich.corpus import Corpus
 
 REACTION_SPLITS: tuple[str, ...] = ("train", "valid", "test")
 SPLIT_MODES: tuple[str, ...] = ("hash", "class", "mw", "document", "time")
@@ -78,13 +76,13 @@ def _train_valid(key: str, fractions: tuple[float, float, float]) -> str:
     return assign_split(key, [("train", fractions[0]), ("valid", fractions[1])], salt=_SALT)
 
 
-def cross_half(corpus: "Corpus", i: int) -> int:
+def cross_half(corpus: Corpus, i: int) -> int:
     """0 or 1: the half of section 4's cross setting a reaction belongs to (stable hash of its key)."""
     return stable_hash("cross-half", corpus.key(i, "formula")) & 1
 
 
 @lru_cache(maxsize=32)
-def reaction_splits(corpus: "Corpus", spec: SplitSpec) -> tuple[str, ...]:
+def reaction_splits(corpus: Corpus, spec: SplitSpec) -> tuple[str, ...]:
     """The split (``train``/``valid``/``test``) of every reaction of ``corpus`` under ``spec``."""
     n = len(corpus)
     keys = [corpus.key(i, "formula") or "" for i in range(n)]
@@ -138,7 +136,7 @@ def _has_year(meta: dict) -> bool:
     return True
 
 
-def _usable(corpus: "Corpus", i: int, encoding: Encoding, purpose: str) -> bool:
+def _usable(corpus: Corpus, i: int, encoding: Encoding, purpose: str) -> bool:
     view = corpus.view(i, encoding)
     if view is None:
         return False
@@ -153,7 +151,7 @@ def _usable(corpus: "Corpus", i: int, encoding: Encoding, purpose: str) -> bool:
 
 
 @lru_cache(maxsize=64)
-def reaction_pool(corpus: "Corpus", encoding: Encoding, purpose: str, spec: SplitSpec, split: str) -> tuple[int, ...]:
+def reaction_pool(corpus: Corpus, encoding: Encoding, purpose: str, spec: SplitSpec, split: str) -> tuple[int, ...]:
     """Indices of the reactions of ``split`` usable for ``purpose`` in ``encoding`` (one per reaction key).
 
     Pools are cached in memory and on disk (``rlvr.paths.cache_dir("stoich", "pools")``, keyed by
@@ -171,7 +169,7 @@ def reaction_pool(corpus: "Corpus", encoding: Encoding, purpose: str, spec: Spli
     return pool
 
 
-def _pool_path(corpus: "Corpus", encoding: str, purpose: str, spec: SplitSpec, split: str) -> Path:
+def _pool_path(corpus: Corpus, encoding: str, purpose: str, spec: SplitSpec, split: str) -> Path:
     payload = [POOL_VERSION, corpus.content_hash, encoding, purpose, dataclasses.asdict(spec), split]
     key = hashlib.sha256(json.dumps(payload, sort_keys=True, default=list).encode()).hexdigest()[:24]
     return cache_dir("stoich", "pools") / f"{key}.json"
@@ -200,7 +198,7 @@ def _write_pool(path: Path, pool: tuple[int, ...]) -> None:
         log.warning("could not cache the reaction pool in %s (%s)", path, exc)
 
 
-def _compute_pool(corpus: "Corpus", encoding: Encoding, purpose: str, spec: SplitSpec, split: str) -> tuple[int, ...]:
+def _compute_pool(corpus: Corpus, encoding: Encoding, purpose: str, spec: SplitSpec, split: str) -> tuple[int, ...]:
     splits = reaction_splits(corpus, spec)
     seen: set[str] = set()
     pool = []
@@ -215,7 +213,7 @@ def _compute_pool(corpus: "Corpus", encoding: Encoding, purpose: str, spec: Spli
     return tuple(pool)
 
 
-def split_counts(corpus: "Corpus", spec: SplitSpec) -> dict[str, int]:
+def split_counts(corpus: Corpus, spec: SplitSpec) -> dict[str, int]:
     """Number of reactions per split."""
     counts = {s: 0 for s in REACTION_SPLITS}
     for s in reaction_splits(corpus, spec):

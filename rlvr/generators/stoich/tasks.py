@@ -1,12 +1,10 @@
-"""Task builders for ``stoich.t1``, ``stoich.t2``, ``stoich.balance`` and ``stoich.byproduct``.
+"""Generators of the stoichiometry tasks: ChemAlgebra Type 1 and Type 2 products, balancing, byproducts.
 
-Two layers:
-
-- pure builders from a :class:`~rlvr.generators.stoich.reaction.ReactionView` and explicit coefficients
-  (:func:`type1_bags`, :func:`type2_bags`, :func:`build_products_task`, :func:`build_balance_task`,
-  :func:`build_byproduct_task`), used by the generators and to reproduce the paper's worked examples;
-- generators ``generate_*(config, split, seed, index)``: task = f(family, options, seed, split, index),
-  random access and identical in any process. ``index -> (reaction, augmentation slot)``: consecutive
+The pure builders (a task from a reaction view and explicit coefficients) are in
+:mod:`rlvr.generators.stoich.builders`, the options in :mod:`rlvr.generators.stoich.configs`. A
+family binds a generator to its name (:func:`products_generator`, :func:`balance_generator`,
+:func:`byproduct_generator`), giving ``(config, split, seed, index) -> Task``: task = f(family,
+options, seed, split, index), random access and identical in any process. ``index -> (reaction, augmentation slot)``: consecutive
   blocks of ``augmentation`` indices share a reaction (x1 / x5 of ChemAlgebra), reactions are visited
   in a per-(seed, split, epoch) permutation of the split's pool, and coefficients come from
   :func:`rlvr.rng.task_rng`. Sampling is unlimited: after one pass (an epoch) the pool is revisited
@@ -28,363 +26,32 @@ Both conserve atoms and charge (asserted for every task).
 """
 from __future__ import annotations
 
-import dataclasses
 import random
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Mapping
+from math import gcd
+from typing import Callable, Literal
 
-from rlvr.api import task_id
-from rlvr.chem.notation import format_bag
 from rlvr.generators.stoich import prompts
-from rlvr.generators.stoich.reaction import ENCODINGS, ReactionView, gcd_all, nullity
-from rlvr.generators.stoich.splits import DEFAULT_HOLDOUT, SPLIT_MODES, SplitSpec, cross_half, reaction_pool, reaction_splits
-from rlvr.registry import config_key
+from rlvr.generators.stoich.builders import build_balance_task, build_byproduct_task, build_products_task, sample_type2
+from rlvr.generators.stoich.configs import (
+    BASIC_SPLITS,
+    PRODUCT_SPLITS,
+    BalanceConfig,
+    ByproductConfig,
+    ProductsConfig,
+    StoichConfig,
+)
+from rlvr.generators.stoich.corpus import get_corpus
+from rlvr.generators.stoich.corpus_model import Corpus
+from rlvr.generators.stoich.splits import cross_half, reaction_pool, reaction_splits
 from rlvr.rng import stable_hash, task_rng, unit_interval
 from rlvr.task import Task
 
-PRODUCT_SPLITS: tuple[str, ...] = ("train", "valid", "test_in", "test_out", "train_cross", "valid_cross", "test_cross")
-BASIC_SPLITS: tuple[str, ...] = ("train", "valid", "test")
-SEMANTICS: tuple[str, ...] = ("limiting", "paper")
-PROMPT_MODES: tuple[str, ...] = ("closed", "open")
-CROSS_TEST_REACTIONS: tuple[str, ...] = ("test", "train")
-
-
-# ---------------------------------------------------------------------------------------------
-# configs
-# ---------------------------------------------------------------------------------------------
-
-
-def _int_range(name: str, value: Any) -> tuple[int, int]:
-    try:
-        lo, hi = (int(v) for v in value)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a pair [lo, hi] of integers, got {value!r}") from exc
-    if not 1 <= lo <= hi:
-        raise ValueError(f"{name} must satisfy 1 <= lo <= hi, got {value!r}")
-    return lo, hi
-
-
-@dataclass(frozen=True)
-class StoichConfig:
-    """Options shared by every stoichiometry family.
-
-    - ``encoding``: ``formula`` (Hill formulas) or ``smiles`` (canonical SMILES).
-    - ``corpus``: ``embedded`` (template corpus), ``embedded-small``, ``classic``, ``mixed`` (both) or a path
-      to a user file (reaction SMILES, USPTO style, or a ChemAlgebra ``src`` file with its ``tgt`` twin).
-    - ``split_mode``: ``hash`` | ``class`` | ``mw`` | ``document`` | ``time`` (see :mod:`.splits`), with
-      ``split_fractions`` (train, valid, test), ``holdout_classes``, ``mw_side``, ``time_cutoff``.
-    - ``phrasing``: fix the prompt phrasing (0-2); None draws it per task.
-    """
-
-    encoding: str = "formula"
-    corpus: str = "embedded"
-    split_mode: str = "hash"
-    split_fractions: tuple[float, float, float] = (0.8, 0.1, 0.1)
-    holdout_classes: tuple[str, ...] = DEFAULT_HOLDOUT
-    mw_side: str = "high"
-    time_cutoff: int | None = None
-    phrasing: int | None = None
-
-    def __post_init__(self) -> None:
-        if self.encoding not in ENCODINGS:
-            raise ValueError(f"encoding must be one of {list(ENCODINGS)}, got {self.encoding!r}")
-        if not isinstance(self.corpus, str) or not self.corpus:
-            raise ValueError(f"corpus must be a name or a path, got {self.corpus!r}")
-        if self.split_mode not in SPLIT_MODES:
-            raise ValueError(f"split_mode must be one of {list(SPLIT_MODES)}, got {self.split_mode!r}")
-        object.__setattr__(self, "split_fractions", tuple(float(x) for x in self.split_fractions))
-        holdout = (self.holdout_classes,) if isinstance(self.holdout_classes, str) else tuple(self.holdout_classes)
-        object.__setattr__(self, "holdout_classes", holdout)
-        if self.phrasing is not None and not isinstance(self.phrasing, int):
-            raise ValueError(f"phrasing must be an integer or None, got {self.phrasing!r}")
-        self.split_spec()  # validates the split options
-
-    def split_spec(self) -> SplitSpec:
-        return SplitSpec(self.split_mode, self.split_fractions, self.holdout_classes, self.mw_side, self.time_cutoff)
-
-
-@dataclass(frozen=True)
-class ProductsConfig(StoichConfig):
-    """``stoich.t1`` / ``stoich.t2`` options (ChemAlgebra Type 1 / Type 2).
-
-    - ``semantics``: ``limiting`` (default) or ``paper`` (see module docs; only affects Type 2).
-    - ``prompt_mode``: ``closed`` (reactants and reagents only, as the paper) or ``open`` (the balanced
-      reference reaction is shown, so the task is pure algebra).
-    - ``coef_in`` / ``coef_out``: S_in and S_out (inclusive ranges); ``augmentation``: reactions are used
-      ``augmentation`` times in a row with different coefficients (1 = x1, 5 = x5).
-    - ``cross_test_reactions``: ``test`` (default: ``test_cross`` draws held-out reactions, coefficient
-      sets swapped w.r.t. the training half-assignment) or ``train`` (section 2.1 literally: the training
-      reactions with swapped coefficients; then test_cross shares reactions with train_cross).
-    """
-
-    semantics: str = "limiting"
-    prompt_mode: str = "closed"
-    coef_in: tuple[int, int] = (1, 5)
-    coef_out: tuple[int, int] = (6, 10)
-    augmentation: int = 1
-    cross_test_reactions: str = "test"
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.semantics not in SEMANTICS:
-            raise ValueError(f"semantics must be one of {list(SEMANTICS)}, got {self.semantics!r}")
-        if self.prompt_mode not in PROMPT_MODES:
-            raise ValueError(f"prompt_mode must be one of {list(PROMPT_MODES)}, got {self.prompt_mode!r}")
-        object.__setattr__(self, "coef_in", _int_range("coef_in", self.coef_in))
-        object.__setattr__(self, "coef_out", _int_range("coef_out", self.coef_out))
-        if not isinstance(self.augmentation, int) or self.augmentation < 1:
-            raise ValueError(f"augmentation must be a positive integer (1 or 5 as ChemAlgebra), got {self.augmentation!r}")
-        if self.cross_test_reactions not in CROSS_TEST_REACTIONS:
-            raise ValueError(f"cross_test_reactions must be one of {list(CROSS_TEST_REACTIONS)}")
-
-
-@dataclass(frozen=True)
-class BalanceConfig(StoichConfig):
-    """``stoich.balance`` options (default corpus: ``mixed``, template and classic equations).
-
-    - ``unit_share``: the share of tasks drawn from equations whose answer is all ones (``A + B -> C + D``).
-      Most template reactions are such 1:1 equations, which a model can "balance" without reasoning;
-      by default they make up 10% of the tasks (1.0 draws uniformly from the whole pool, as a corpus would).
-    """
-
-    corpus: str = "mixed"
-    unit_share: float = 0.1
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if not 0.0 <= float(self.unit_share) <= 1.0:
-            raise ValueError(f"unit_share must be in [0, 1], got {self.unit_share!r}")
-
-
-@dataclass(frozen=True)
-class ByproductConfig(StoichConfig):
-    """``stoich.byproduct`` options; ``scale``: the shown reaction is the reference times k in this range."""
-
-    scale: tuple[int, int] = (1, 1)
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        object.__setattr__(self, "scale", _int_range("scale", self.scale))
-
-
-# ---------------------------------------------------------------------------------------------
-# pure builders
-# ---------------------------------------------------------------------------------------------
-
-
-def type1_bags(view: ReactionView, k: int) -> tuple[dict[str, int], dict[str, int]]:
-    """Type 1: every coefficient of the reference reaction times ``k`` -> (inputs, outputs)."""
-    inputs = {s: k * c for s, c in view.reactants + view.reagents}
-    outputs = {s: k * c for s, c in view.products + view.reagents}
-    return inputs, outputs
-
-
-def sample_type2(view: ReactionView, rng: random.Random, lo: int, hi: int) -> dict[str, int]:
-    """One k_m in [lo, hi] per molecule (reactants, reagents, products, in that order)."""
-    return {s: rng.randint(lo, hi) for s in view.species()}
-
-
-def type2_bags(view: ReactionView, ks: Mapping[str, int], semantics: str = "limiting") -> tuple[dict[str, int], dict[str, int], int]:
-    """Type 2 -> (inputs, outputs, number of times the reaction runs); see module docs for the semantics."""
-    if semantics not in SEMANTICS:
-        raise ValueError(f"semantics must be one of {list(SEMANTICS)}")
-    k_hat = min(ks[s] for s in view.species())
-    inputs: dict[str, int] = {}
-    for s, c in view.reactants + view.reagents:
-        inputs[s] = ks[s] * c
-    for s, c in view.products:
-        if ks[s] > k_hat:
-            inputs[s] = (ks[s] - k_hat) * c
-    outputs: dict[str, int] = {}
-    if semantics == "limiting":
-        runs = min(inputs[s] // c for s, c in view.reactants)
-        outputs = dict(inputs)
-        for s, c in view.reactants:
-            outputs[s] -= runs * c
-        for s, c in view.products:
-            outputs[s] = outputs.get(s, 0) + runs * c
-    else:
-        runs = k_hat
-        for s, c in view.products + view.reagents:
-            outputs[s] = ks[s] * c
-        for s, c in view.reactants:
-            if ks[s] > k_hat:
-                outputs[s] = (ks[s] - k_hat) * c
-    return inputs, {s: k for s, k in outputs.items() if k}, runs
-
-
-def _ordered(bag: Mapping[str, int], rng: random.Random | None) -> dict[str, int]:
-    keys = list(bag)
-    if rng is not None:
-        rng.shuffle(keys)
-    return {s: int(bag[s]) for s in keys}
-
-
-def reference_equation(view: ReactionView, k: int = 1) -> str:
-    """``{1}CO2.{4}H2.{1}Ni >> {1}CH4.{2}H2O.{1}Ni`` (reagents on both sides, as ChemAlgebra eq. 6/7)."""
-    left = [(s, k * c) for s, c in view.reactants + view.reagents]
-    right = [(s, k * c) for s, c in view.products + view.reagents]
-    return f"{format_bag(left)} >> {format_bag(right)}"
-
-
-def _base_meta(config: StoichConfig, split: str, seed: int, index: int, view: ReactionView) -> dict[str, Any]:
-    return {
-        "split": split,
-        "seed": int(seed),
-        "index": int(index),
-        "encoding": view.encoding,
-        "reaction_class": view.rclass,
-        "reaction_key": view.key,
-        "product_mw": round(float(view.product_mw), 3),
-        "products_have_stereo": bool(view.stereo),
-        "config": _jsonable(dataclasses.asdict(config)),
-    }
-
-
-def _jsonable(value: Any) -> Any:
-    """Tuples as lists, so a task equals its own JSON round trip."""
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
-
-
-def build_products_task(
-    family: str,
-    view: ReactionView,
-    *,
-    k: int | None = None,
-    ks: Mapping[str, int] | None = None,
-    config: ProductsConfig | None = None,
-    split: str = "train",
-    seed: int = 0,
-    index: int = 0,
-    coefficient_set: str = "in",
-    phrasing: int = 0,
-    order_rng: random.Random | None = None,
-    extra_meta: Mapping[str, Any] | None = None,
-) -> Task:
-    """A ``stoich.t1`` (give ``k``) or ``stoich.t2`` (give ``ks``) task from a reaction view."""
-    config = config or ProductsConfig(encoding=view.encoding)
-    if family == "stoich.t1":
-        if k is None:
-            raise ValueError("stoich.t1 needs the factor k")
-        inputs, outputs = type1_bags(view, k)
-        runs, coefficients = k, {"factor": k}
-    elif family == "stoich.t2":
-        if ks is None:
-            raise ValueError("stoich.t2 needs one k per molecule (ks)")
-        inputs, outputs, runs = type2_bags(view, ks, config.semantics)
-        coefficients = {"sampled_k": dict(ks)}
-    else:
-        raise ValueError(f"not a products family: {family!r}")
-    view.assert_conserves(inputs, outputs, f"{family} ground truth")
-    inputs = _ordered(inputs, order_rng)
-    outputs = _ordered(outputs, order_rng)
-    reference = reference_equation(view) if config.prompt_mode == "open" else None
-    meta = _base_meta(config, split, seed, index, view)
-    meta.update({
-        "inputs": inputs,
-        "reaction": view.as_dict(),
-        "semantics": config.semantics,
-        "prompt_mode": config.prompt_mode,
-        "coefficient_set": coefficient_set,
-        "runs": int(runs),
-        **coefficients,
-        **(extra_meta or {}),
-    })
-    return Task(
-        id=task_id(family, split, seed, index, config_key(config)),
-        family=family,
-        prompt=prompts.products_prompt(inputs, view.encoding, config.semantics, phrasing, reference),
-        ground_truth={"products": outputs},
-        meta=meta,
-    )
-
-
-def build_balance_task(
-    view: ReactionView,
-    *,
-    config: BalanceConfig | None = None,
-    split: str = "train",
-    seed: int = 0,
-    index: int = 0,
-    phrasing: int = 0,
-    order_rng: random.Random | None = None,
-    extra_meta: Mapping[str, Any] | None = None,
-) -> Task:
-    """A ``stoich.balance`` task: the reaction's species without coefficients (reagents omitted)."""
-    config = config or BalanceConfig(encoding=view.encoding)
-    reactants = _ordered(dict(view.reactants), order_rng)
-    products = _ordered(dict(view.products), order_rng)
-    species = [view.composition(s) for s in [*reactants, *products]]
-    if nullity(species, balanced=True) != 1:
-        raise ValueError("balance task needs an equation with a one-dimensional solution space")
-    g = gcd_all([*reactants.values(), *products.values()])
-    coefficients = [c // g for c in [*reactants.values(), *products.values()]]
-    view.assert_conserves({s: c // g for s, c in reactants.items()}, {s: c // g for s, c in products.items()},
-                          "stoich.balance ground truth")
-    meta = _base_meta(config, split, seed, index, view)
-    meta.update({"reaction": view.as_dict(), "n_species": len(coefficients), **(extra_meta or {})})
-    return Task(
-        id=task_id("stoich.balance", split, seed, index, config_key(config)),
-        family="stoich.balance",
-        prompt=prompts.balance_prompt(list(reactants), list(products), view.encoding, phrasing),
-        ground_truth={"reactants": list(reactants), "products": list(products), "coefficients": coefficients},
-        meta=meta,
-    )
-
-
-def build_byproduct_task(
-    view: ReactionView,
-    *,
-    k: int = 1,
-    config: ByproductConfig | None = None,
-    split: str = "train",
-    seed: int = 0,
-    index: int = 0,
-    phrasing: int = 0,
-    order_rng: random.Random | None = None,
-    extra_meta: Mapping[str, Any] | None = None,
-) -> Task:
-    """A ``stoich.byproduct`` task: the reaction (times ``k``) with its byproducts removed."""
-    config = config or ByproductConfig(encoding=view.encoding)
-    if not view.byproducts or not view.main_products:
-        raise ValueError("byproduct task needs a reaction with byproducts and a main product")
-    left = _ordered({s: k * c for s, c in view.reactants + view.reagents}, order_rng)
-    right = _ordered({s: k * c for s, c in view.main_products + view.reagents}, order_rng)
-    truth = _ordered({s: k * c for s, c in view.byproducts}, order_rng)
-    completed = dict(right)
-    for s, c in truth.items():
-        completed[s] = completed.get(s, 0) + c
-    view.assert_conserves(left, completed, "stoich.byproduct ground truth")
-    equation = f"{format_bag(left)} >> {format_bag(right)}"
-    meta = _base_meta(config, split, seed, index, view)
-    meta.update({
-        "reaction": {
-            "reactants": {s: k * c for s, c in view.reactants},
-            "reagents": {s: k * c for s, c in view.reagents},
-            "products": {s: k * c for s, c in view.products},
-        },
-        "equation": equation,
-        "shown": {"left": left, "right": right},
-        "scale": int(k),
-        **(extra_meta or {}),
-    })
-    return Task(
-        id=task_id("stoich.byproduct", split, seed, index, config_key(config)),
-        family="stoich.byproduct",
-        prompt=prompts.byproduct_prompt(equation, view.encoding, phrasing),
-        ground_truth={"byproducts": truth},
-        meta=meta,
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# generators
-# ---------------------------------------------------------------------------------------------
+#: the ChemAlgebra task types of the products tasks: Type 1 (one factor) and Type 2 (one per molecule)
+ProductType = Literal["t1", "t2"]
+PRODUCT_TYPES: tuple[ProductType, ...] = ("t1", "t2")
+#: a generator as a family binds it
+Generator = Callable[[StoichConfig, str, int, int], Task]
 
 
 @lru_cache(maxsize=64)
@@ -405,9 +72,7 @@ def pick_reaction(pool: tuple[int, ...], family: str, seed: int, split: str, ind
     return pool[_permutation(len(pool), family, seed, split, epoch)[pos]], slot, epoch
 
 
-def _corpus(config: StoichConfig):
-    from rlvr.generators.stoich.corpus import get_corpus
-
+def _corpus(config: StoichConfig) -> Corpus:
     return get_corpus(config.corpus)
 
 
@@ -433,18 +98,21 @@ def products_plan(split: str, config: ProductsConfig) -> tuple[str, str]:
     }[split]
 
 
-def pool_size(family: str, config: StoichConfig, split: str) -> int:
-    """Number of distinct reactions a split draws from (one epoch = this times ``augmentation`` tasks)."""
+def pool_size(purpose: str, config: StoichConfig, split: str) -> int:
+    """Number of distinct reactions a split draws from for ``purpose`` (``products``, ``balance`` or
+    ``byproduct``; one epoch = this times ``augmentation`` tasks)."""
     corpus = _corpus(config)
-    if family in ("stoich.t1", "stoich.t2"):
-        rsplit, _ = products_plan(split, config)  # type: ignore[arg-type]
-        return len(reaction_pool(corpus, config.encoding, "products", config.split_spec(), rsplit))
-    purpose = "balance" if family == "stoich.balance" else "byproduct"
+    if purpose == "products":
+        split, _ = products_plan(split, config)  # type: ignore[arg-type]
     return len(reaction_pool(corpus, config.encoding, purpose, config.split_spec(), split))
 
 
-def generate_products(family: str, config: ProductsConfig, split: str, seed: int, index: int) -> Task:
-    """The ``stoich.t1``/``stoich.t2`` task at (config, split, seed, index)."""
+def generate_products(task_type: ProductType, family: str, config: ProductsConfig, split: str, seed: int,
+                      index: int) -> Task:
+    """The Type 1 (``task_type="t1"``) or Type 2 (``"t2"``) task at (config, split, seed, index), filed
+    under ``family`` (its name also seeds the task's random stream)."""
+    if task_type not in PRODUCT_TYPES:
+        raise ValueError(f"task_type must be one of {list(PRODUCT_TYPES)}, got {task_type!r}")
     _check_split(split, PRODUCT_SPLITS, family)
     corpus = _corpus(config)
     spec = config.split_spec()
@@ -460,7 +128,7 @@ def generate_products(family: str, config: ProductsConfig, split: str, seed: int
         cset = ("in", "out")[half if rule == "cross" else 1 - half]
     lo, hi = config.coef_in if cset == "in" else config.coef_out
     rng = task_rng(seed, family, split, index)
-    if family == "stoich.t1":
+    if task_type == "t1":
         k, ks = rng.randint(lo, hi), None
     else:
         k, ks = None, sample_type2(view, rng, lo, hi)
@@ -472,17 +140,8 @@ def generate_products(family: str, config: ProductsConfig, split: str, seed: int
     )
 
 
-def generate_t1(config: ProductsConfig, split: str, seed: int, index: int) -> Task:
-    return generate_products("stoich.t1", config, split, seed, index)
-
-
-def generate_t2(config: ProductsConfig, split: str, seed: int, index: int) -> Task:
-    return generate_products("stoich.t2", config, split, seed, index)
-
-
-def generate_balance(config: BalanceConfig, split: str, seed: int, index: int) -> Task:
-    """The ``stoich.balance`` task at (config, split, seed, index)."""
-    family = "stoich.balance"
+def generate_balance(family: str, config: BalanceConfig, split: str, seed: int, index: int) -> Task:
+    """The balancing task at (config, split, seed, index), filed under ``family``."""
     _check_split(split, BASIC_SPLITS, family)
     corpus = _corpus(config)
     spec = config.split_spec()
@@ -498,25 +157,24 @@ def generate_balance(config: BalanceConfig, split: str, seed: int, index: int) -
     assert view is not None
     rng = task_rng(seed, family, split, index)
     extra = {"reaction_split": split, "epoch": epoch, "corpus": corpus.name, "corpus_hash": corpus.content_hash[:16]}
-    return build_balance_task(view, config=config, split=split, seed=seed, index=index,
+    return build_balance_task(family, view, config=config, split=split, seed=seed, index=index,
                               phrasing=_phrasing(config, rng), order_rng=rng, extra_meta=extra)
 
 
 @lru_cache(maxsize=32)
-def _unit_partition(corpus, encoding: str, pool: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def _unit_partition(corpus: Corpus, encoding: str, pool: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Split a balance pool into (all-ones equations, the rest), by the reduced reference coefficients."""
     unit, rest = [], []
     for i in pool:
         view = corpus.view(i, encoding)
         coefficients = [c for _, c in view.reactants + view.products]
-        g = gcd_all(coefficients)
+        g = gcd(*coefficients)
         (unit if all(c == g for c in coefficients) else rest).append(i)
     return tuple(unit), tuple(rest)
 
 
-def generate_byproduct(config: ByproductConfig, split: str, seed: int, index: int) -> Task:
-    """The ``stoich.byproduct`` task at (config, split, seed, index)."""
-    family = "stoich.byproduct"
+def generate_byproduct(family: str, config: ByproductConfig, split: str, seed: int, index: int) -> Task:
+    """The byproduct task at (config, split, seed, index), filed under ``family``."""
     _check_split(split, BASIC_SPLITS, family)
     corpus = _corpus(config)
     spec = config.split_spec()
@@ -527,5 +185,39 @@ def generate_byproduct(config: ByproductConfig, split: str, seed: int, index: in
     rng = task_rng(seed, family, split, index)
     k = rng.randint(*config.scale)
     extra = {"reaction_split": split, "epoch": epoch, "corpus": corpus.name, "corpus_hash": corpus.content_hash[:16]}
-    return build_byproduct_task(view, k=k, config=config, split=split, seed=seed, index=index,
+    return build_byproduct_task(family, view, k=k, config=config, split=split, seed=seed, index=index,
                                 phrasing=_phrasing(config, rng), order_rng=rng, extra_meta=extra)
+
+
+def _bound(fn: Callable[..., Task], name: str, doc: str, *args: str) -> Generator:
+    def generate(config: StoichConfig, split: str, seed: int, index: int) -> Task:
+        return fn(*args, config, split, seed, index)
+
+    generate.__name__ = generate.__qualname__ = name
+    generate.__doc__ = doc
+    return generate
+
+
+def products_generator(family: str, task_type: ProductType) -> Generator:
+    """``(config, split, seed, index) -> Task`` of Type 1 (``"t1"``) or Type 2 (``"t2"``) tasks filed under ``family``."""
+    if task_type not in PRODUCT_TYPES:
+        raise ValueError(f"task_type must be one of {list(PRODUCT_TYPES)}, got {task_type!r}")
+    return _bound(generate_products, f"generate_{task_type}", f"ChemAlgebra {task_type} tasks of {family}.",
+                  task_type, family)
+
+
+def balance_generator(family: str) -> Generator:
+    """``(config, split, seed, index) -> Task`` of balancing tasks filed under ``family``."""
+    return _bound(generate_balance, "generate_balance", f"Balancing tasks of {family}.", family)
+
+
+def byproduct_generator(family: str) -> Generator:
+    """``(config, split, seed, index) -> Task`` of byproduct tasks filed under ``family``."""
+    return _bound(generate_byproduct, "generate_byproduct", f"Byproduct tasks of {family}.", family)
+
+
+__all__ = [
+    "BASIC_SPLITS", "PRODUCT_SPLITS", "PRODUCT_TYPES", "BalanceConfig", "ByproductConfig", "Generator", "ProductType",
+    "ProductsConfig", "StoichConfig", "balance_generator", "byproduct_generator", "generate_balance",
+    "generate_byproduct", "generate_products", "pick_reaction", "pool_size", "products_generator", "products_plan",
+]

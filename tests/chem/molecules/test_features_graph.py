@@ -6,13 +6,8 @@ import random
 import pytest
 from rdkit import Chem
 
-from rlvr.chem.molecules.graph import (
-    REASON_BUDGET,
-    bridgehead_atoms,
-    fused_ring_systems,
-    longest_simple_path,
-    spiro_atoms,
-)
+from rlvr.chem.molecules.graph import REASON_BUDGET, longest_simple_path
+from rlvr.chem.molecules.rings import bridgehead_atoms, fused_ring_systems, spiro_atoms
 
 C60 = (
     "C12=C3C4=C5C6=C1C7=C8C9=C1C%10=C%11C(=C29)C3=C2C3=C4C4=C5C5=C9C6=C7C6=C7C8=C1C1=C8C%10=C%10C%11=C2C2=C3C3="

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from rdkit import Chem
 
+from rlvr.chem.molecules.complexity import complexity_bin, parse_bin
 from rlvr.generators.molecules.pools import (
     PoolError,
     PoolFilter,
@@ -15,16 +16,13 @@ from rlvr.generators.molecules.pools import (
     read_rows,
     rows_from_dataset,
 )
-from rlvr.generators.molecules.splits import (
-    SplitParams,
-    build_split_pool,
+from rlvr.generators.molecules.clustering import (
     leader_clusters,
-    load_split_pool,
     nearest_neighbour_similarity,
     packed_fingerprints,
-    split_pool_from_rows,
     tanimoto_to_many,
 )
+from rlvr.generators.molecules.splits import SplitParams, build_split_pool, load_split_pool, split_pool_from_rows
 
 
 def _small_rows(n_nci: int = 300, n_wehi: int = 120) -> list[str]:
@@ -196,8 +194,6 @@ def test_load_split_pool_from_file_and_dataset(cache, tmp_path, rows):
 
 
 def test_complexity_bins(pool):
-    from rlvr.chem.molecules.complexity import complexity_bin, parse_bin
-
     assert complexity_bin(0) == "0-250" and complexity_bin(250) == "250-1000" and complexity_bin(5000) == "1000-inf"
     assert parse_bin("[250,1000)") == "250-1000" and parse_bin("any") is None and parse_bin("balanced") == "balanced"
     with pytest.raises(ValueError):

@@ -6,6 +6,7 @@ import random
 import pytest
 from rdkit import Chem
 
+from rlvr.chem.molecules.features import feature_keys, molecule_features
 from rlvr.generators.molecules.presentation import (
     Presentation,
     present,
@@ -97,8 +98,6 @@ def test_present_with_renumbering_flag():
 @pytest.mark.parametrize("smiles", ["CC(=O)Oc1ccccc1C(=O)O", "Cn1c(=O)c2c(ncn2C)n(C)c1=O", "O=C(C=Cc1ccccn1)c1ccccc1"])
 def test_ground_truth_is_invariant_across_presentations(smiles):
     """Counts are identical in every presentation; index answers map onto each other atom by atom."""
-    from rlvr.chem.molecules.features import feature_keys, molecule_features
-
     canonical = _canon(smiles)
     ref_mol = Chem.MolFromSmiles(canonical)
     count_keys = [k for k in feature_keys("count") if not k.endswith(("_products", "_success"))]

@@ -6,7 +6,11 @@ import json
 import pytest
 
 import rlvr
+from rlvr.chem.molecules.features import molecule_features
 from rlvr.generators.molecules.questions import load_questions, row_to_task
+
+#: the family each MolecularIQ task type is filed under (what the molecular family module passes)
+FAMILIES = {"count": "mol.count", "index": "mol.index", "gen": "mol.gen"}
 
 # appendix A.3 examples in the benchmark's dataset schema (target/constraints/metadata as JSON strings);
 # targets hand-checked (carbon count, formula, hetero atoms, aliphatic ring atoms) or absent features
@@ -53,7 +57,7 @@ PAPER_ROWS = [
 def test_paper_examples_load_and_verify(tmp_path):
     path = tmp_path / "questions.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in PAPER_ROWS) + "\n")
-    tasks, report = load_questions(path)
+    tasks, report = load_questions(path, families=FAMILIES)
     assert report.n_rows == 6 and report.n_tasks == 6 and not report.skipped
     by_uid = {t.meta["uid"]: t for t in tasks}
     assert [by_uid[u].family for u in ("single_count", "single_index", "single_gen")] == ["mol.count", "mol.index", "mol.gen"]
@@ -84,8 +88,6 @@ def test_paper_examples_load_and_verify(tmp_path):
 
 
 def test_our_feature_solver_agrees_with_the_hand_checked_examples():
-    from rlvr.chem.molecules.features import molecule_features
-
     for row in PAPER_ROWS:
         smiles = json.loads(row.get("metadata") or "{}").get("smiles")
         target = json.loads(row["target"]) if row.get("target") else None
@@ -102,23 +104,23 @@ def test_formats_and_column_variants(tmp_path):
             {"uid": "c", "question": "Make a molecule with 2 rings.", "constraint": {"property": "ring_count", "operator": ">=",
                                                                                   "min_value": 2}}]
     (tmp_path / "q.json").write_text(json.dumps({"data": rows}))
-    tasks, report = load_questions(tmp_path / "q.json")
+    tasks, report = load_questions(tmp_path / "q.json", families=FAMILIES)
     assert [t.family for t in tasks] == ["mol.count", "mol.index", "mol.gen"] and report.n_tasks == 3
     assert tasks[2].ground_truth == {"constraints": [{"key": "ring_count", "op": ">=", "value": 2}]}
     pq.write_table(pa.table({"uid": ["a", "c"], "question": [rows[0]["prompt"], rows[2]["question"]],
                              "answer": [json.dumps(rows[0]["answer"]), None],
                              "constraints": [None, json.dumps(rows[2]["constraint"])]}), tmp_path / "q.parquet")
-    ptasks, _ = load_questions(tmp_path / "q.parquet")
+    ptasks, _ = load_questions(tmp_path / "q.parquet", families=FAMILIES)
     assert [t.family for t in ptasks] == ["mol.count", "mol.gen"]
     (tmp_path / "q.csv").write_text('uid,question,target\nz,"Count rings in C1CC1, key `ring_count`","{""ring_count"": 1}"\n')
-    ctasks, _ = load_questions(tmp_path / "q.csv")
+    ctasks, _ = load_questions(tmp_path / "q.csv", families=FAMILIES)
     assert ctasks[0].ground_truth == {"ring_count": 1}
     assert rlvr.verify(ctasks[0], '<answer>{"ring_count": 1}</answer>').correct
     import datasets
 
     dsd = datasets.DatasetDict({"test": datasets.Dataset.from_list([{"question": "q", "target": '{"ring_count": 0}',
                                                                      "task_type": "count"}])})
-    dtasks, _ = load_questions(dsd)
+    dtasks, _ = load_questions(dsd, families=FAMILIES)
     assert dtasks[0].ground_truth == {"ring_count": 0}
 
 
@@ -132,14 +134,14 @@ def test_bad_rows_are_skipped_and_counted():
         "not a record",
         {"question": "q", "target": {"ring_count": 1}},
     ]
-    tasks, report = load_questions(rows)
+    tasks, report = load_questions(rows, families=FAMILIES)
     assert len(tasks) == 1 and report.n_rows == 7
     assert report.skipped == {"no_question": 1, "no_target": 1, "bad_json": 1, "unsupported_constraint": 1,
                               "bad_constraint": 1, "not_a_record": 1}
 
 
 def test_row_to_task_without_system_prompt():
-    task = row_to_task({"question": "q", "target": {"hba_index": [1]}}, 0, system_prompt=None)
+    task = row_to_task({"question": "q", "target": {"hba_index": [1]}}, 0, families=FAMILIES, system_prompt=None)
     assert task.prompt == [{"role": "user", "content": "q"}] and task.family == "mol.index"
     with pytest.raises(ValueError, match="no_target"):
-        row_to_task({"question": "q", "target": {}}, 0)
+        row_to_task({"question": "q", "target": {}}, 0, families=FAMILIES)

@@ -10,10 +10,10 @@ import pytest
 from rdkit import Chem
 
 import rlvr
+from rlvr.chem.constraints import constraint_satisfied
 from rlvr.chem.molecules.features import FEATURES, molecule_features, spec_for_key
 from rlvr.generators.molecules.pools import default_pool_paths, read_rows
-from rlvr.generators.molecules.tasks import MolTaskConfig, get_pool
-from rlvr.checkers.molecules import constraint_satisfied
+from rlvr.generators.molecules.tasks import MolTaskConfig, candidate_keys, get_pool
 
 FAMILIES = ("mol.count", "mol.index", "mol.gen")
 PRESENTATIONS = ((0.0, 0.0), (0.0, 1.0), (1.0, 0.0), (1.0, 1.0))
@@ -210,8 +210,6 @@ def test_cli_sample_and_verify(env, tmp_path):
 
 
 def test_feature_table_covers_task_keys():
-    from rlvr.generators.molecules.tasks import candidate_keys
-
     config = MolTaskConfig()
     count, index, gen = (candidate_keys(k, config) for k in ("count", "index", "gen"))
     assert "carbon_atom_count" in count and "molecular_formula_count" in count and "hba_index" in index

@@ -9,17 +9,19 @@ from collections import Counter
 
 import pytest
 
+from rlvr.chem.balance import side_total
 from rlvr.chem.formula import parse_formula
 from rlvr.generators.stoich import corpus as corpus_mod
 from rlvr.generators.stoich.classic import ClassicEquation, all_equations, salt
-from rlvr.generators.stoich.corpus import Corpus, build_embedded, get_corpus
-from rlvr.generators.stoich.reaction import side_counter
+from rlvr.generators.stoich.corpus import get_corpus
+from rlvr.generators.stoich.corpus_model import Corpus
+from rlvr.generators.stoich.template_build import build_embedded
 from rlvr.generators.stoich.templates import TEMPLATES
 
 
 def _balanced(corpus: Corpus, rx) -> bool:
-    left = side_counter((parse_formula(corpus.species_formula[s]), k) for s, k in rx.reactants)
-    right = side_counter((parse_formula(corpus.species_formula[s]), k) for s, k in rx.products)
+    left = side_total((parse_formula(corpus.species_formula[s]), k) for s, k in rx.reactants)
+    right = side_total((parse_formula(corpus.species_formula[s]), k) for s, k in rx.products)
     return left == right
 
 
@@ -107,7 +109,7 @@ def test_small_build_is_deterministic_across_processes():
     params = {"molecule_limit": 600, "cap_scale": 0.03}
     local = build_embedded(**params)
     assert len(local) > 100 and len(local.class_counts()) >= 20
-    code = ("import json; from rlvr.generators.stoich.corpus import build_embedded; "
+    code = ("import json; from rlvr.generators.stoich.template_build import build_embedded; "
             f"c = build_embedded(**{params!r}); print(json.dumps([c.content_hash, len(c)]))")
     env = dict(os.environ, PYTHONHASHSEED="4242")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)

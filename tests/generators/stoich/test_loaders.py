@@ -7,6 +7,7 @@ import rlvr
 from rlvr.chem.smiles import smiles_formula
 from rlvr.generators.stoich.loaders import load_reactions, load_user_corpus, resolve_spec
 from rlvr.generators.stoich.rebalance import decompose, rebalance
+from rlvr.generators.stoich.splits import SplitSpec, reaction_splits
 
 USPTO = """ReactionSmiles\tPatentNumber\tYear\tNote
 CC(=O)O.NCc1ccccc1>CN(C)C=O>CC(=O)NCc1ccccc1\tUS0001\t2001\tamide, water missing
@@ -120,8 +121,6 @@ def test_user_corpus_drives_the_families(uspto, tmp_path, monkeypatch):
     docs = {}
     for task in rlvr.sample("stoich.t1", n=30, split="test_in", corpus=str(uspto), split_mode="time", time_cutoff=2010):
         assert task.meta["reaction_split"] == "test"
-    from rlvr.generators.stoich.splits import SplitSpec, reaction_splits
-
     splits = reaction_splits(corpus, SplitSpec(mode="document"))
     for rx, s in zip(corpus.reactions, splits):
         docs.setdefault(rx.meta["document"], set()).add(s)

@@ -123,7 +123,7 @@ def test_augmentation_x5_reuses_each_reaction_five_times():
     assert len(set(keys)) == 4
     # one epoch of x1 visits every reaction of the pool exactly once
     config = ProductsConfig(corpus="embedded")
-    n = pool_size("stoich.t1", config, "test_in")
+    n = pool_size("products", config, "test_in")
     epoch = [t.meta["reaction_key"] for t in rlvr.sample("stoich.t1", n=n, split="test_in", seed=1)]
     assert len(set(epoch)) == n
 

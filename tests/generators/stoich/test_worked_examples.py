@@ -6,8 +6,7 @@ import pytest
 import rlvr
 from rlvr.chem.notation import format_bag
 from rlvr.generators.stoich.reaction import make_view
-from rlvr.generators.stoich.tasks import (
-    ProductsConfig,
+from rlvr.generators.stoich.builders import (
     build_balance_task,
     build_byproduct_task,
     build_products_task,
@@ -15,6 +14,7 @@ from rlvr.generators.stoich.tasks import (
     type1_bags,
     type2_bags,
 )
+from rlvr.generators.stoich.configs import ProductsConfig
 
 SABATIER = {
     "formula": dict(reactants={"CO2": 1, "H2": 4}, products={"CH4": 1, "H2O": 2}, reagents={"Ni": 1}),
@@ -129,12 +129,12 @@ def test_open_book_prompt_shows_reference_reaction():
 def test_sabatier_byproduct_and_balance(encoding):
     view = sabatier(encoding)
     water = "H2O" if encoding == "formula" else "O"
-    task = build_byproduct_task(view, k=2)
+    task = build_byproduct_task("stoich.byproduct", view, k=2)
     assert task.ground_truth == {"byproducts": {water: 4}}
     assert water not in task.meta["shown"]["right"]
     assert rlvr.verify(task, rlvr.oracle_completion(task)).reward == 1.0
 
-    balance = build_balance_task(view)
+    balance = build_balance_task("stoich.balance", view)
     gt = balance.ground_truth
     assert dict(zip(gt["reactants"] + gt["products"], gt["coefficients"])) == dict(
         view.reactants + view.products)

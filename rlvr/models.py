@@ -8,8 +8,10 @@ trained as is) and saved once as a regular transformers checkpoint under
 """
 from __future__ import annotations
 
+import fcntl
 import importlib.metadata
 import importlib.util
+import json
 import logging
 import os
 import shutil
@@ -91,8 +93,6 @@ def configure_tokenizer(tokenizer: Any) -> Any:
 
 def _convert(gguf: Path, target: Path) -> None:
     """Dequantise ``gguf`` and save model + tokenizer into ``target`` (atomic rename)."""
-    import json
-
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -147,8 +147,6 @@ def ensure_default_model(timeout: float = 900.0) -> Path:
     target = converted_model_dir()
     if _is_complete(target):
         return target
-    import fcntl
-
     target.parent.mkdir(parents=True, exist_ok=True)
     lock_path = target.parent / f".{target.name}.lock"
     deadline = time.time() + timeout

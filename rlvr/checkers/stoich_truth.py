@@ -1,0 +1,201 @@
+"""Stoichiometry task records as the checkers read them: the ground truth (canonical bags, balance
+coefficients) and the conservation it must satisfy, validated (:class:`rlvr.task.TaskFormatError`
+for a malformed record, never for a model's answer)."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from math import gcd, isfinite
+from typing import Any, Iterable, Mapping
+
+from rlvr.chem.balance import conservation_delta
+from rlvr.chem.formula import Formula
+from rlvr.chem.notation import MAX_COEFFICIENT
+from rlvr.chem.species import ENCODINGS, StrictEncoding, looks_like_smiles
+from rlvr.checkers.stoich_parse import species_identity, species_parts
+from rlvr.task import Task, TaskFormatError
+
+
+def as_task(task: Task | Mapping[str, Any]) -> Task:
+    return Task.from_dict(task) if not isinstance(task, Task) else task
+
+
+def _task_encoding(task: Task, species: Iterable[str]) -> StrictEncoding:
+    """``meta["encoding"]``; when absent, SMILES if any ground-truth species can only be SMILES."""
+    enc = task.meta.get("encoding")
+    if enc is None:
+        return "smiles" if any(isinstance(s, str) and looks_like_smiles(s) for s in species) else "formula"
+    if enc not in ENCODINGS:
+        raise TaskFormatError(f"task {task.id!r}: meta['encoding'] must be 'formula' or 'smiles', got {enc!r}")
+    return enc
+
+
+def _int_coefficient(task: Task, where: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not isfinite(value) or int(value) != value:
+        raise TaskFormatError(f"task {task.id!r}: {where} must be an integer, got {value!r}")
+    value = int(value)
+    if value < 1 or value > MAX_COEFFICIENT:
+        raise TaskFormatError(f"task {task.id!r}: {where} must be in [1, {MAX_COEFFICIENT}], got {value}")
+    return value
+
+
+def _species_bag(task: Task, where: str, raw: Any, encoding: StrictEncoding) -> tuple[Counter, dict[str, Formula]]:
+    """A ``{species: coefficient}`` record field as a canonical bag (fragments split) plus compositions."""
+    if not isinstance(raw, Mapping) or not raw:
+        raise TaskFormatError(f"task {task.id!r}: {where} must be a non-empty {{species: coefficient}} dict")
+    bag: Counter = Counter()
+    formulas: dict[str, Formula] = {}
+    for species, k in raw.items():
+        k = _int_coefficient(task, f"{where}[{species!r}]", k)
+        parts = species_parts(species, encoding) if isinstance(species, str) else None
+        if parts is None:
+            raise TaskFormatError(f"task {task.id!r}: {where} species {species!r} is not a valid {encoding}")
+        for part in parts:
+            bag[part.key] += k * part.count
+            formulas[part.key] = part.formula
+    return bag, formulas
+
+
+def pairs_of(bag: Mapping[str, int], formulas: Mapping[str, Formula]) -> list[tuple[Formula, int]]:
+    return [(formulas[key], k) for key, k in bag.items()]
+
+
+@dataclass(frozen=True)
+class BagTruth:
+    encoding: StrictEncoding
+    bag: Counter
+    formulas: dict[str, Formula]
+    reference: tuple[tuple[Formula, int], ...]  # what the predicted bag must conserve
+
+
+def products_truth(task: Task) -> BagTruth:
+    raw = task.ground_truth.get("products")
+    inputs = task.meta.get("inputs")
+    species = list(raw) if isinstance(raw, Mapping) else []
+    encoding = _task_encoding(task, species)
+    bag, formulas = _species_bag(task, "ground_truth['products']", raw, encoding)
+    if inputs is None:
+        raise TaskFormatError(f"task {task.id!r}: meta['inputs'] (the input bag shown to the model) is missing")
+    in_bag, in_formulas = _species_bag(task, "meta['inputs']", inputs, encoding)
+    return BagTruth(encoding, bag, formulas, tuple(pairs_of(in_bag, in_formulas)))
+
+
+def byproduct_truth(task: Task) -> BagTruth:
+    raw = task.ground_truth.get("byproducts")
+    species = list(raw) if isinstance(raw, Mapping) else []
+    encoding = _task_encoding(task, species)
+    bag, formulas = _species_bag(task, "ground_truth['byproducts']", raw, encoding)
+    # the shown equation lacks exactly the byproducts' atoms: a prediction conserves iff its
+    # element totals equal theirs
+    return BagTruth(encoding, bag, formulas, tuple(pairs_of(bag, formulas)))
+
+
+@dataclass(frozen=True)
+class BalanceTruth:
+    encoding: StrictEncoding
+    n_reactants: int
+    formulas: tuple[Formula, ...]
+    keys: tuple[str, ...]
+    coefficients: tuple[int, ...]
+    index: dict[tuple[int, str], int]  # (side 0/1, canonical key) -> position in question order
+    rows: tuple[str, ...]  # conservation rows: elements present, then "charge" if any species is charged
+
+
+def balance_truth(task: Task) -> BalanceTruth:
+    gt = task.ground_truth
+    reactants, products, coefficients = gt.get("reactants"), gt.get("products"), gt.get("coefficients")
+    for name, value in (("reactants", reactants), ("products", products), ("coefficients", coefficients)):
+        if not isinstance(value, list) or not value:
+            raise TaskFormatError(f"task {task.id!r}: ground_truth[{name!r}] must be a non-empty list")
+    species = list(reactants) + list(products)
+    if len(coefficients) != len(species):
+        raise TaskFormatError(
+            f"task {task.id!r}: {len(coefficients)} coefficients for {len(species)} species in ground_truth"
+        )
+    encoding = _task_encoding(task, species)
+    formulas, keys, index = [], [], {}
+    for i, text in enumerate(species):
+        ident = species_identity(text, encoding) if isinstance(text, str) else None
+        if ident is None:
+            raise TaskFormatError(f"task {task.id!r}: ground_truth species {text!r} is not a valid {encoding}")
+        side = 0 if i < len(reactants) else 1
+        if (side, ident[0]) in index:
+            raise TaskFormatError(f"task {task.id!r}: species {text!r} appears twice on the same side")
+        index[(side, ident[0])] = i
+        keys.append(ident[0])
+        formulas.append(ident[1])
+    coefs = tuple(_int_coefficient(task, f"ground_truth['coefficients'][{i}]", k) for i, k in enumerate(coefficients))
+    elements = sorted({el for f in formulas for el, _ in f.counts})
+    rows = tuple(elements) + (("charge",) if any(f.charge for f in formulas) else ())
+    return BalanceTruth(encoding, len(reactants), tuple(formulas), tuple(keys), coefs, index, rows)
+
+
+def validate_task(task: Task | Mapping[str, Any]) -> None:
+    """Raise :class:`TaskFormatError` unless ``task`` is a well-formed stoichiometry record.
+
+    The kind of task is read from its ground truth (``coefficients``: balancing; ``byproducts``;
+    ``products``: Type 1/2). Beyond the fields the checkers need, this verifies the chemistry of
+    the ground truth: balance
+    coefficients conserve every element and the charge and are minimal; product bags conserve the
+    input bag; byproducts close the shown equation when ``meta["reaction"]`` is present.
+    """
+    task = as_task(task)
+    gt = task.ground_truth
+    if "coefficients" in gt:
+        balance = balance_truth(task)
+        delta = balance_delta(balance, balance.coefficients)
+        if delta:
+            raise TaskFormatError(f"task {task.id!r}: ground-truth coefficients are unbalanced: {delta}")
+        if gcd(*balance.coefficients) != 1:
+            raise TaskFormatError(f"task {task.id!r}: ground-truth coefficients are not minimal")
+    elif "byproducts" in gt:
+        truth = byproduct_truth(task)
+        reaction = task.meta.get("reaction")
+        if reaction is not None:
+            _validate_byproduct_reaction(task, truth, reaction)
+    elif "products" in gt:
+        truth = products_truth(task)
+        delta = conservation_delta(truth.reference, pairs_of(truth.bag, truth.formulas))
+        if delta:
+            raise TaskFormatError(f"task {task.id!r}: ground-truth products do not conserve the input: {delta}")
+    else:
+        raise TaskFormatError(f"task {task.id!r}: not a stoichiometry task (its ground truth has no "
+                              "'coefficients', 'byproducts' or 'products')")
+
+
+def _validate_byproduct_reaction(task: Task, truth: BagTruth, reaction: Any) -> None:
+    """The reference reaction either already contains the byproducts (balanced) or lacks exactly them."""
+    if not isinstance(reaction, Mapping):
+        raise TaskFormatError(f"task {task.id!r}: meta['reaction'] must be a dict")
+    sides, bags = [], []
+    for side in ("reactants", "products"):
+        raw = reaction.get(side)
+        bag, formulas = _species_bag(task, f"meta['reaction'][{side!r}]", raw, truth.encoding)
+        sides.append(pairs_of(bag, formulas))
+        bags.append(bag)
+    imbalance = conservation_delta(sides[0], sides[1])  # products - reactants (reagents cancel)
+    if not imbalance:  # the full reference reaction: its products must include the byproducts
+        short = {key: k for key, k in truth.bag.items() if bags[1].get(key, 0) < k}
+        if short:
+            raise TaskFormatError(
+                f"task {task.id!r}: ground-truth byproducts {sorted(short)} are not among the reaction's products"
+            )
+        return
+    completed = conservation_delta(sides[0], sides[1] + list(truth.reference))
+    if completed:
+        raise TaskFormatError(
+            f"task {task.id!r}: ground-truth byproducts do not close the reaction (left over: {completed})"
+        )
+
+
+def balance_delta(truth: BalanceTruth, coefficients: tuple[int, ...]) -> dict[str, int]:
+    """Product side minus reactant side, per element and charge (empty when balanced)."""
+    n = truth.n_reactants
+    pairs = list(zip(truth.formulas, coefficients))
+    return conservation_delta(pairs[:n], pairs[n:])
+
+
+__all__ = [
+    "BagTruth", "BalanceTruth", "as_task", "balance_delta", "balance_truth", "byproduct_truth", "pairs_of",
+    "products_truth", "validate_task",
+]

@@ -1,0 +1,88 @@
+"""How the command line reports errors: a user's mistake in one line, anything else in one line plus a log.
+
+A mistake of the user's is a :class:`UsageError` or one of the exceptions the library raises for bad
+input (``ValueError``, ``TypeError`` for unknown options, a ``KeyError`` with a message, missing /
+existing / wrong-kind paths): it is
+printed as ``rlvr CMD: error: <message>`` and the command exits with 2. Any other exception is
+unexpected: one line names it and the file holding its full traceback, and the command exits with 1.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import sys
+import traceback
+
+from rlvr.paths import cache_dir
+
+#: exit code of a user mistake (argparse's too)
+USAGE_EXIT = 2
+#: exit code of an unexpected error
+INTERNAL_EXIT = 1
+
+
+class UsageError(ValueError):
+    """A mistake in how a command was called: the message says what is wrong and how to fix it."""
+
+
+def _one_line(text: str) -> str:
+    return " ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def _path_message(exc: OSError) -> str | None:
+    name = exc.filename
+    if exc.errno is None or name is None:  # raised with a message of ours
+        return _one_line(exc.args[0]) if exc.args and isinstance(exc.args[0], str) else None
+    if isinstance(exc, FileNotFoundError):
+        return f"no such file or folder: {name}"
+    if isinstance(exc, IsADirectoryError):
+        return f"{name} is a folder; give a file"
+    if isinstance(exc, NotADirectoryError):
+        return f"{name}: a part of this path is a file, not a folder"
+    if isinstance(exc, PermissionError):
+        return f"permission denied: {name}"
+    if isinstance(exc, FileExistsError):
+        return f"{name} exists; pass --overwrite to replace it"
+    return None
+
+
+def user_message(exc: BaseException) -> str | None:
+    """The one-line message of a user mistake, or None when ``exc`` is unexpected."""
+    if isinstance(exc, (FileNotFoundError, FileExistsError, IsADirectoryError, NotADirectoryError, PermissionError)):
+        return _path_message(exc)
+    if isinstance(exc, UnicodeDecodeError):
+        return f"a file is not UTF-8 text ({exc.reason} at byte {exc.start})"
+    if isinstance(exc, (ValueError, TypeError)):  # the library's bad-value and unknown-option errors
+        return _one_line(str(exc)) or type(exc).__name__
+    if isinstance(exc, KeyError):
+        # KeyError('unknown task family ...') is a message; KeyError('x') from a dict lookup is a bug
+        message = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else ""
+        return _one_line(message) if " " in message.strip() else None
+    return None
+
+
+def write_traceback(prog: str, exc: BaseException) -> str | None:
+    """Write ``exc``'s traceback under ``$RLVR_CACHE/logs``; returns the path (None if it could not)."""
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    try:
+        folder = cache_dir("logs")
+        path = folder / f"{prog.replace(' ', '-')}-{stamp}-{os.getpid()}.txt"
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        path.write_text(f"{prog} {' '.join(sys.argv[1:])}\n\n{text}", encoding="utf-8")
+        return str(path)
+    except OSError:
+        return None
+
+
+def report_error(prog: str, exc: BaseException) -> int:
+    """Print ``exc`` as one line on stderr and return the exit code (2 for a user mistake, else 1)."""
+    message = user_message(exc)
+    if message is not None:
+        print(f"{prog}: error: {message}", file=sys.stderr)
+        return USAGE_EXIT
+    where = write_traceback(prog, exc)
+    detail = _one_line(str(exc))[:300]
+    log = f"traceback in {where}; " if where else ""
+    print(f"{prog}: unexpected error: {type(exc).__name__}{': ' + detail if detail else ''} "
+          f"({log}--debug shows it)", file=sys.stderr)
+    return INTERNAL_EXIT

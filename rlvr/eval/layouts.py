@@ -1,0 +1,71 @@
+"""Which report layout tabulates which family: each group's ``FamilyGroup.report`` hook, else
+:class:`FamilyLayout` (accuracy, answered rate and reward per family and split)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from rlvr.eval.tables import fmt, group_by, md_table, pct, put, split_sort, task_answered, task_metric
+from rlvr.registry import ReportLayout, get_family, list_groups
+from rlvr.task import Task
+
+Record = Mapping[str, Any]
+
+
+class FamilyLayout:
+    """The layout of families whose group has none: accuracy, answered rate and reward per family and split."""
+
+    name = "tasks"
+
+    def task_info(self, task: Task) -> dict[str, Any]:
+        return {}
+
+    def summarize(self, records: Sequence[Record], samples: int) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for (family, group), recs in group_by(records, lambda r: (r["family"], r["split_group"])).items():
+            put(out, f"tasks/{family}/{group}/accuracy", pct(task_metric(r, "correct") for r in recs), se=True)
+            put(out, f"tasks/{family}/{group}/answered", pct(task_answered(r) for r in recs))
+            put(out, f"tasks/{family}/{group}/reward", pct(_mean_reward(r) for r in recs))
+        return out
+
+    def split_summary(self, summary: Mapping[str, float]) -> dict[str, dict[str, float]]:
+        out: dict[str, dict[str, float]] = {}
+        for key, value in summary.items():
+            parts = key.split("/")
+            if not key.endswith(("_se", "_n")) and parts[0] == "tasks" and len(parts) == 4:
+                out.setdefault(f"{parts[1]} {parts[2]}", {})[parts[3]] = value
+        return out
+
+    def render(self, records: Sequence[Record], samples: int) -> str:
+        rows = []
+        cells = group_by(records, lambda r: (r["family"], r["split_group"]))
+        for (family, group), recs in sorted(cells.items(), key=lambda kv: (kv[0][0], split_sort(kv[0][1]))):
+            acc = pct(task_metric(r, "correct") for r in recs)
+            rows.append([family, group, len(recs), fmt(acc[0], acc[1]), fmt(pct(task_answered(r) for r in recs)[0]),
+                         fmt(pct(_mean_reward(r) for r in recs)[0])])
+        return ("## Tasks\n\nAccuracy: mean over rollouts, ± standard error across tasks; reward: the verifier's.\n\n"
+                + md_table(["Task", "Split", "n", "accuracy", "answered", "reward"], rows))
+
+    def plots(self, plt: Any, summary: Mapping[str, float], folder: Path) -> list[Path]:
+        return []
+
+
+def _mean_reward(record: Record) -> float:
+    rollouts = record["rollouts"]
+    return sum(float(r.get("reward", 0.0) or 0.0) for r in rollouts) / len(rollouts)
+
+
+#: the layout of families whose group brings none
+GENERIC_LAYOUT = FamilyLayout()
+
+
+def layout_for(family: str) -> ReportLayout:
+    """The report layout of ``family`` (its group's, else :data:`GENERIC_LAYOUT`)."""
+    group = get_family(family).group
+    return group.report if group is not None and group.report is not None else GENERIC_LAYOUT
+
+
+def layouts() -> list[ReportLayout]:
+    """Every layout of the registered groups, then the generic one."""
+    found = {g.report.name: g.report for g in list_groups() if g.report is not None}
+    return [*found.values(), GENERIC_LAYOUT]

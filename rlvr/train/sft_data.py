@@ -1,0 +1,151 @@
+"""The data of the SFT cold start: ``sft_*`` recipe arguments and verified worked-solution rows.
+
+Rows are prompt/completion conversations (``SFTTrainer``'s format): the prompt is the task's own,
+in the recipe's prompt options (system prompt, style, few-shot), so SFT rows and RL prompts read
+alike and regenerate exactly; the completion is the task's worked solution, verified at reward 1.0.
+"""
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from rlvr.datasets import FamilyMix, MixLike, Mixture, parse_mix, task_row
+from rlvr.rng import stable_hash
+from rlvr.solutions import STYLES, SolutionError, solution_messages
+from rlvr.train.config import TaskArguments, _load_structured, build_mix
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SFTArguments:
+    """The ``sft_*`` part of a recipe: the cold start before RL."""
+
+    sft_steps: int = field(default=50, metadata={"help": "SFT optimizer steps (0: no cold start, plain RL)"})
+    sft_train_size: int = field(default=256, metadata={"help": "worked-solution rows from the training split"})
+    sft_mixture: dict | str | None = field(
+        default=None,
+        metadata={"help": "families for the SFT rows as a mixture list (YAML/JSON); default: the RL mixture"},
+    )
+    sft_split: str = field(default="train", metadata={"help": "split the SFT rows come from"})
+    sft_task_seed: int | None = field(
+        default=None, metadata={"help": "task seed of the SFT rows (default: derived from task_seed, disjoint from RL's)"}
+    )
+    sft_style: str = field(default="terse", metadata={"help": "worked-solution style: terse or detailed"})
+    sft_max_chars: int | None = field(default=None, metadata={"help": "character budget of one worked solution"})
+    sft_learning_rate: float = field(default=2.0e-4, metadata={"help": "SFT learning rate"})
+    sft_lr_scheduler_type: str = field(default="constant", metadata={"help": "SFT learning-rate schedule"})
+    sft_warmup_steps: int = field(default=0, metadata={"help": "SFT warm-up steps"})
+    sft_batch_size: int = field(default=4, metadata={"help": "SFT per-device batch size"})
+    sft_gradient_accumulation_steps: int = field(default=1, metadata={"help": "SFT gradient accumulation"})
+    sft_max_length: int = field(default=1024, metadata={"help": "SFT max tokens per prompt+completion"})
+    sft_logging_steps: int = field(default=1, metadata={"help": "SFT logging interval (steps)"})
+    sft_output_dir: str | None = field(default=None, metadata={"help": "SFT output folder (default: <output_dir>/sft)"})
+    sft_only: bool = field(default=False, metadata={"help": "stop after the cold start (no RL)"})
+    sft_report_to: list[str] | None = field(default=None, metadata={"help": "SFT trackers (default: none)"})
+
+    def __post_init__(self) -> None:
+        if self.sft_steps < 0 or self.sft_train_size < 0:
+            raise ValueError("sft_steps and sft_train_size must be >= 0")
+        if self.sft_steps > 0 and self.sft_train_size == 0:
+            raise ValueError("sft_steps > 0 needs sft_train_size > 0")
+        if self.sft_style not in STYLES:
+            raise ValueError(f"sft_style must be one of {list(STYLES)}, got {self.sft_style!r}")
+        if isinstance(self.sft_mixture, str):
+            self.sft_mixture = _load_structured(self.sft_mixture, "sft_mixture")
+        if isinstance(self.sft_report_to, str):
+            self.sft_report_to = [self.sft_report_to]
+
+
+@dataclass
+class SFTDatasetStats:
+    """How an SFT dataset was filled: rows per family and tasks skipped (no verified solution)."""
+
+    rows: int
+    skipped: int
+    by_family: dict[str, int]
+    mean_completion_chars: float
+
+
+def with_options(mix: MixLike, **options: Any) -> list[FamilyMix]:
+    """``mix`` with ``options`` added to every component's own (values None are left out)."""
+    extra = {k: v for k, v in options.items() if v is not None}
+    return [replace(c, options={**c.options, **extra}) for c in parse_mix(mix)]
+
+
+def sft_rows(
+    mix: MixLike | Mixture,
+    n: int,
+    *,
+    split: str = "train",
+    seed: int = 0,
+    style: str = "terse",
+    max_chars: int | None = None,
+    start: int = 0,
+    max_skip_fraction: float = 0.5,
+    system_prompt: str | None = None,
+) -> tuple[list[dict[str, Any]], SFTDatasetStats]:
+    """``n`` rows (``prompt``, ``completion`` + task columns) with verified worked solutions.
+
+    Rows follow the deterministic mixture order from index ``start``; a task whose solution cannot be
+    written within the budget is skipped (counted), and more than ``max_skip_fraction`` of skips is
+    an error (the mixture or budget is wrong, not a few odd tasks). The prompt is the task's own (the
+    mixture's prompt options included); ``system_prompt`` sets that option on every family of a
+    mixture given as names or components. The completion is always the worked solution of the task.
+    """
+    if isinstance(mix, Mixture):
+        mixture = mix
+    else:
+        mixture = Mixture(with_options(mix, system_prompt=system_prompt), split, seed)
+    rows: list[dict[str, Any]] = []
+    skipped = 0
+    by_family: Counter = Counter()
+    chars = 0
+    index = int(start)
+    limit = int(start) + max(int(n / max(1e-9, 1 - max_skip_fraction)) + 1, n + 1)
+    while len(rows) < n:
+        if index >= limit:
+            raise RuntimeError(
+                f"only {len(rows)} of {n} SFT rows could be written ({skipped} tasks skipped); "
+                "raise sft_max_chars or check the mixture"
+            )
+        task = mixture.task_at(index)
+        index += 1
+        try:
+            completion = solution_messages(task, style, max_chars=max_chars)
+        except SolutionError as exc:
+            skipped += 1
+            log.debug("SFT row skipped: %s", exc)
+            continue
+        row = task_row(task)
+        row["completion"] = completion
+        rows.append(row)
+        by_family[task.family] += 1
+        chars += len(completion[0]["content"])
+    stats = SFTDatasetStats(len(rows), skipped, dict(sorted(by_family.items())), round(chars / max(len(rows), 1), 1))
+    return rows, stats
+
+
+def build_sft_dataset(mix: Any, n: int, **kwargs: Any) -> tuple[Any, SFTDatasetStats]:
+    """A ``datasets.Dataset`` of :func:`sft_rows` (prompt/completion conversational columns for ``SFTTrainer``)."""
+    from datasets import Dataset  # heavy
+
+    rows, stats = sft_rows(mix, n, **kwargs)
+    return Dataset.from_list(rows), stats
+
+
+def sft_mixture(task_args: TaskArguments, sft_args: SFTArguments) -> list[FamilyMix]:
+    """The SFT mixture: ``sft_mixture`` if set, else the recipe's RL training mixture; either way in the
+    recipe's prompt options, so SFT rows and RL prompts read alike."""
+    if sft_args.sft_mixture:
+        return build_mix(sft_args.sft_mixture, None, task_args.prompt_options())
+    return task_args.mix()
+
+
+def sft_seed(task_args: TaskArguments, sft_args: SFTArguments) -> int:
+    """Task seed of the SFT rows: explicit, or derived from the RL task seed (so RL never replays them)."""
+    if sft_args.sft_task_seed is not None:
+        return int(sft_args.sft_task_seed)
+    return int(stable_hash("rlvr-sft", getattr(task_args, "task_seed", 0)) & 0x7FFFFFFF)

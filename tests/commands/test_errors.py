@@ -1,0 +1,114 @@
+"""Every user mistake: one line on stderr saying what is wrong, exit code 2, no traceback; no mistake exits 0."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from rlvr.cli import main
+from rlvr.commands.errors import report_error
+
+
+@pytest.fixture(scope="module")
+def tasks_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("tasks") / "tasks.jsonl"
+    assert main(["sample", "--family", "stoich.t2", "-n", "4", "--out", str(path)]) == 0
+    return path
+
+
+def _one_line_error(capsys, *needles: str) -> str:
+    captured = capsys.readouterr()
+    err = captured.err
+    assert err.count("\n") == 1 and err.startswith("rlvr") and ": error: " in err, err
+    assert "Traceback" not in err
+    for needle in needles:
+        assert needle in err, err
+    return err
+
+
+def test_verify_without_completions_or_oracle_is_an_error(tasks_file, capsys):
+    assert main(["verify", "--tasks", str(tasks_file)]) == 2
+    _one_line_error(capsys, "--completions", "--oracle")
+
+
+def test_verify_with_embedded_completions(tmp_path, capsys):
+    path = tmp_path / "solved.jsonl"
+    assert main(["sample", "--family", "stoich.t1", "-n", "3", "--with-solution", "--out", str(path)]) == 0
+    assert main(["verify", "--tasks", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out)["n"] == 3
+
+
+def test_verify_tasks_folder_and_missing_file(tmp_path, capsys):
+    assert main(["verify", "--tasks", str(tmp_path), "--oracle"]) == 2
+    _one_line_error(capsys, "is a folder")
+    assert main(["verify", "--tasks", str(tmp_path / "nope.jsonl"), "--oracle"]) == 2
+    _one_line_error(capsys, "does not exist")
+
+
+def test_verify_completions_that_match_no_task(tasks_file, tmp_path, capsys):
+    completions = tmp_path / "c.jsonl"
+    completions.write_text(json.dumps({"id": "other", "completion": "x"}) + "\n")
+    assert main(["verify", "--tasks", str(tasks_file), "--completions", str(completions)]) == 2
+    _one_line_error(capsys, "no id")
+    completions.write_text("not json\n")
+    assert main(["verify", "--tasks", str(tasks_file), "--completions", str(completions)]) == 2
+    _one_line_error(capsys, "c.jsonl:1", "not valid JSON")
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["sample", "--family", "stoich.t1", "-n", "-5"], "-n"),
+    (["sample", "--family", "stoich.t1", "-n", "0"], "at least 1"),
+    (["sample", "--family", "mol.count", "--load", "0"], "--load"),
+    (["sample"], "--family"),
+    (["export", "--family", "stoich.t1", "--out", "x.jsonl", "--num-proc", "0"], "--num-proc"),
+    (["features", "--smiles", "CCO", "--category", "bogus"], "unknown category"),
+    (["eval", "--model", "/nonexistent/model", "--suite", "stoich", "--limit", "2"], "/nonexistent/model"),
+    (["eval", "--limit", "0"], "--limit"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_mistakes_exit_2_in_one_line(capsys, argv, needle):
+    assert main(argv) == 2
+    _one_line_error(capsys, needle)
+
+
+def test_unknown_family_message_is_not_quoted(capsys):
+    assert main(["sample", "--family", "nope", "-n", "1"]) == 2
+    err = _one_line_error(capsys, "unknown task family 'nope'")
+    assert 'error: "' not in err
+
+
+def test_corpus_import_of_a_file_without_reactions(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("RLVR_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "notes.smi"
+    path.write_text("hello world\nthis is not chemistry\n")
+    assert main(["corpus", "import", str(path)]) == 2
+    _one_line_error(capsys, "no balanced reaction", "reactants>reagents>products")
+    assert main(["corpus", "import", str(tmp_path / "missing.smi")]) == 2
+    _one_line_error(capsys, "does not exist")
+
+
+def test_unexpected_error_is_one_line_with_a_traceback_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("RLVR_CACHE", str(tmp_path))
+    try:
+        {}["x"]
+    except KeyError as exc:
+        code = report_error("rlvr sample", exc)
+    assert code == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unexpected error: KeyError" in err and "--debug" in err
+    logs = list((tmp_path / "logs").iterdir())
+    assert len(logs) == 1 and logs[0].name in err and "Traceback" in logs[0].read_text()
+
+
+def test_no_traceback_from_the_installed_command(tmp_path):
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    proc = subprocess.run([sys.executable, "-m", "rlvr.cli", "verify", "--tasks", str(tmp_path), "--oracle"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert not list(tmp_path.iterdir())
+    debug = subprocess.run([sys.executable, "-m", "rlvr.cli", "--debug", "verify", "--tasks", str(tmp_path), "--oracle"],
+                           capture_output=True, text=True, env=env, timeout=120)
+    assert debug.returncode != 0 and "Traceback" in debug.stderr

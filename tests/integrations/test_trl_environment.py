@@ -1,0 +1,135 @@
+"""TRL's GRPOTrainer runs ChemToolEnv through environment_factory: reset, real submit_answer tool calls, get_reward.
+
+The policy is a tiny Llama built locally (no hub) with a compact tool-capable ChatML template; TRL
+parses its tool calls with its own Qwen-style response parser. Ninety optimizer steps teach it
+one behaviour: whatever the question, call ``submit_answer`` with the same coefficients. The two
+training rows are chosen so that this answer is right for one task and wrong for the other, so
+every batch holds both outcomes and the episode reward must vary; the environments record the calls.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+trl = pytest.importorskip("trl", reason="TRL is not installed")
+
+import torch  # noqa: E402
+from datasets import Dataset  # noqa: E402
+
+import rlvr  # noqa: E402
+from rlvr.envs.trl import ChemToolEnv  # noqa: E402
+from rlvr.task import Task  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+#: ChatML that lists the tools, renders tool calls as <tool_call> JSON and tool replies as <tool_response>
+TOOL_TEMPLATE = (
+    "{% if tools %}<|im_start|>system\nTools:{% for t in tools %} "
+    "{{ t.function.name if t.function is defined else t.name }}{% endfor %}<|im_end|>\n{% endif %}"
+    "{% for m in messages %}"
+    "{% if m.role == 'tool' %}<|im_start|>user\n<tool_response>{{ m.content }}</tool_response><|im_end|>\n"
+    "{% else %}<|im_start|>{{ m.role }}\n{{ m.content or '' }}"
+    "{% for c in m.tool_calls or [] %}<tool_call>\n"
+    "{{ {'name': c.function.name, 'arguments': c.function.arguments} | tojson }}\n</tool_call>{% endfor %}"
+    "<|im_end|>\n{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def _two_tasks_one_answer(search: int = 200) -> tuple[Task, Task, str]:
+    """Two balancing tasks with as many species and different coefficients, and the first one's answer."""
+    seen: dict[int, Task] = {}
+    for index in range(search):
+        task = rlvr.generate("stoich.balance", "train", 0, index)
+        coefficients = task.ground_truth["coefficients"]
+        first = seen.setdefault(len(coefficients), task)
+        if first.ground_truth["coefficients"] != coefficients:
+            return first, task, ", ".join(str(c) for c in first.ground_truth["coefficients"])
+    raise AssertionError(f"no two stoich.balance tasks of the same size in the first {search}")
+
+
+def _rows(tasks: tuple[Task, Task]) -> list[dict]:
+    """Dataset rows for exactly these tasks: the question as the prompt and the task record."""
+    return [{"prompt": [{"role": "user", "content": t.user_text}], "task_json": t.to_json(), "id": t.id}
+            for t in tasks]
+
+
+def _teach_tool_call(model, tokenizer, rows: list[dict], answer: str, steps: int = 30) -> str:
+    """Fine-tune the tiny model to answer every prompt (first turn or after a tool reply) with one tool call."""
+    env = ChemToolEnv(max_turns=2)
+    call = {"name": "submit_answer", "arguments": {"answer": answer}}
+    target = "<tool_call>\n" + json.dumps(call) + "\n</tool_call><|im_end|>"
+    target_ids = tokenizer(target, add_special_tokens=False)["input_ids"]
+    contexts = []
+    for row in rows:
+        messages = [dict(m) for m in row["prompt"]]
+        messages[-1]["content"] += env.reset(**row)
+        second = messages + [{"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": call}]},
+                             {"role": "tool", "name": "submit_answer", "content": "Not correct (attempt 1 of 2)."}]
+        for context in (messages, second):
+            prefix = tokenizer.apply_chat_template(context, tools=[env.submit_answer], add_generation_prompt=True,
+                                                   tokenize=False)
+            contexts.append(torch.tensor([tokenizer(prefix, add_special_tokens=False)["input_ids"] + target_ids]))
+    labels = torch.tensor(target_ids)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    model.train()
+    for step in range(steps):
+        for ids in contexts:
+            # logits only where the loss is: the positions that predict the target's tokens
+            logits = model(input_ids=ids, logits_to_keep=len(target_ids) + 1).logits[0, :-1]
+            torch.nn.functional.cross_entropy(logits, labels).backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        print(step, float(torch.nn.functional.cross_entropy(logits, labels)))
+    return target
+
+
+def test_grpo_runs_the_tool_environment_for_two_steps(tmp_path):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import GRPOConfig, GRPOTrainer
+    from trl.chat_template_utils import qwen2_5_chat_template
+
+    from rlvr.train.tiny import build_tiny_model
+
+    right, wrong = _two_tasks_one_answer()
+    answer = json.dumps(right.ground_truth)
+    assert rlvr.verify(right, f"<answer>{answer}</answer>").reward == 1.0
+    assert rlvr.verify(wrong, f"<answer>{answer}</answer>").reward == 0.0
+    rows = _rows((right, wrong))
+
+    path = build_tiny_model(tmp_path / "tiny")
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    tokenizer.chat_template = qwen2_5_chat_template
+    model = AutoModelForCausalLM.from_pretrained(path)
+    torch.manual_seed(0)
+    _teach_tool_call(model, tokenizer, rows, answer)
+
+    created: list[ChemToolEnv] = []
+
+    def factory() -> ChemToolEnv:
+        env = ChemToolEnv(max_turns=2, turn_penalty=0.5)
+        created.append(env)
+        return env
+
+    args = GRPOConfig(
+        output_dir=str(tmp_path / "out"), max_steps=2, per_device_train_batch_size=4, num_generations=2,
+        max_completion_length=160, temperature=0.2, learning_rate=1e-4, beta=0.0, logging_steps=1,
+        save_strategy="no", report_to="none", use_cpu=True, bf16=False, fp16=False, seed=0,
+        max_tool_calling_iterations=2, dataloader_num_workers=0,
+    )
+    trainer = GRPOTrainer(model=model, processing_class=tokenizer, args=args,
+                          train_dataset=Dataset.from_list(rows), environment_factory=factory)
+    trainer.train()
+
+    logs = [entry for entry in trainer.state.log_history if "rewards/ChemToolEnv/mean" in entry]
+    assert len(logs) == 2
+    for entry in logs:
+        assert entry["tools/call_frequency"] > 0  # the model's tool calls were parsed and executed
+        assert entry["rewards/ChemToolEnv/std"] > 0  # right and wrong episodes in every batch
+        assert 0.0 < entry["rewards/ChemToolEnv/mean"] < 1.0
+    episodes = [env.episode for env in created if env.episode is not None]
+    assert episodes and all(e.turn >= 1 for e in episodes)  # every rollout submitted at least once
+    by_task = {e.task.id: e for e in episodes}
+    assert by_task[right.id].solved and by_task[right.id].total == 1.0
+    assert not by_task[wrong.id].solved and by_task[wrong.id].turn == 2 and by_task[wrong.id].total == 0.0
