@@ -39,7 +39,7 @@ from rdkit.Chem import rdMolDescriptors
 
 from rlvr.chem.constraints import Constraint
 from rlvr.chem.formula import same_formula
-from rlvr.chem.molecules.features import FeatureError, molecule_features
+from rlvr.chem.molecules.features import FeatureError, is_feature_key, molecule_features
 from rlvr.chem.molecules.keys import SMILES_KEY
 from rlvr.chem.molecules.specs import KEY_TO_SPEC
 from rlvr.chem.smiles import mol_from_smiles, same_smiles
@@ -213,13 +213,21 @@ def validate_generated(smiles: str) -> tuple[Chem.Mol | None, Reason]:
 
 
 @lru_cache(maxsize=4096)
-def _features_of(smiles: str, keys: tuple[str, ...]) -> tuple[dict[str, Any] | None, str]:
+def _features_of(smiles: str, keys: tuple[str, ...], convention: str = "rlvr") -> tuple[dict[str, Any] | None, str]:
     """The values of the known ``keys`` for a generated molecule (unknown keys are left out)."""
-    known = [k for k in keys if k in KEY_TO_SPEC]
+    known = [k for k in keys if k in KEY_TO_SPEC or (convention != "rlvr" and is_feature_key(k, convention))]
     try:
-        return molecule_features(smiles, known), "ok"
+        return molecule_features(smiles, known, convention=convention), "ok"
     except (FeatureError, ValueError) as exc:
         return None, f"feature_error: {exc}"[:200]
+
+
+def task_convention(task: Task) -> str:
+    """The feature convention a task's ground truth follows (``meta["convention"]``, else its
+    config's, else ``"rlvr"``)."""
+    config = task.meta.get("config")
+    fallback = config.get("convention") if isinstance(config, Mapping) else None
+    return str(task.meta.get("convention") or fallback or "rlvr")
 
 
 def _constraints(task: Task) -> list[Constraint]:
@@ -227,7 +235,7 @@ def _constraints(task: Task) -> list[Constraint]:
     if not isinstance(raw, list) or not raw:
         raise TaskFormatError(f"task {task.id!r}: ground truth needs a non-empty list of constraints")
     try:
-        return [Constraint.parse(c) for c in raw]
+        return [Constraint.parse(c, task_convention(task)) for c in raw]
     except (ValueError, AttributeError, TypeError) as exc:
         raise TaskFormatError(f"task {task.id!r}: bad constraint: {exc}") from exc
 
@@ -264,7 +272,7 @@ def check_gen(task: Task, completion: Any, **options: Any) -> Verdict:
     mol, status = validate_generated(smiles)
     if mol is None:
         return fail(status, source=source)
-    features, why = _features_of(smiles.strip(), tuple(sorted({c.key for c in constraints})))
+    features, why = _features_of(smiles.strip(), tuple(sorted({c.key for c in constraints})), task_convention(task))
     if features is None:
         return fail(Reason.INVALID_SMILES, source=source, error=why)
     results: dict[str, dict[str, Any]] = {}

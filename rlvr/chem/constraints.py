@@ -64,11 +64,14 @@ class Constraint:
     value: Any
 
     @classmethod
-    def parse(cls, raw: Mapping[str, Any]) -> "Constraint":
+    def parse(cls, raw: Mapping[str, Any], convention: str = "rlvr") -> "Constraint":
         """A constraint from a task record (``ValueError`` naming what is wrong).
 
         Accepts ``{"key", "op", "value"}`` and MolecularIQ's ``type``/``property``, ``operator`` and
-        ``min_value``/``max_value`` spellings (``=`` means ``==``; ``_nbrInstances`` keys are ``_count`` keys).
+        ``min_value``/``max_value`` spellings (``=`` means ``==``). MolecularIQ's functional-group
+        ``_nbrInstances`` keys count instances, which rlvr's ``_count`` keys do, so they become
+        ``_count`` keys, except under ``convention="moleculariq"``, where ``_count`` counts atoms
+        and ``_nbrInstances`` keys are kept.
         """
         key = raw.get("key", raw.get("type", raw.get("property")))
         if not isinstance(key, str) or not key:
@@ -90,7 +93,7 @@ class Constraint:
             value = raw.get("min_value") if op in (">=", ">") else raw.get("max_value")
             if value is None:
                 raise ValueError(f"constraint without a value: {dict(raw)}")
-        if key.endswith("_nbrInstances"):
+        if key.endswith("_nbrInstances") and convention != "moleculariq":
             key = key[: -len("_nbrInstances")] + "_count"
         return cls(key, op, value)
 
@@ -103,9 +106,9 @@ class Constraint:
         return {"key": self.key, "op": self.op, "value": self.value}
 
 
-def normalize_constraint(raw: Mapping[str, Any]) -> dict[str, Any]:
+def normalize_constraint(raw: Mapping[str, Any], convention: str = "rlvr") -> dict[str, Any]:
     """A constraint record in the ``{"key", "op", "value"}`` form (see :meth:`Constraint.parse`)."""
-    return Constraint.parse(raw).to_dict()
+    return Constraint.parse(raw, convention).to_dict()
 
 
 __all__ = ["OPS", "Constraint", "constraint_satisfied", "normalize_constraint"]

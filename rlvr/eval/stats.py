@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 
@@ -44,3 +45,31 @@ def pass_ks(samples: int) -> list[int]:
     if samples not in ks:
         ks.append(samples)
     return ks
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    """An exact McNemar (sign) test on paired right/wrong outcomes of the same tasks before and after.
+
+    ``gained``: tasks wrong before and right after; ``lost``: right before and wrong after;
+    ``p_value``: two-sided exact binomial p of ``gained`` among the ``gained + lost`` discordant pairs
+    (1.0 when there are none).
+    """
+
+    n: int
+    gained: int
+    lost: int
+    p_value: float
+
+
+def paired_exact_test(before: Sequence[bool], after: Sequence[bool]) -> PairedTest:
+    """The exact McNemar test of ``after`` against ``before`` (same tasks, same order)."""
+    if len(before) != len(after):
+        raise ValueError(f"paired outcomes need equal lengths, got {len(before)} and {len(after)}")
+    from scipy.stats import binomtest  # scipy.stats takes ~1 s to import: only when a test is asked for
+
+    gained = sum(1 for b, a in zip(before, after) if not b and a)
+    lost = sum(1 for b, a in zip(before, after) if b and not a)
+    discordant = gained + lost
+    p = 1.0 if discordant == 0 else float(binomtest(gained, discordant, 0.5, alternative="two-sided").pvalue)
+    return PairedTest(n=len(before), gained=gained, lost=lost, p_value=min(1.0, p))

@@ -22,6 +22,9 @@ from rlvr.reasons import format_ok
 from rlvr.train.config import DEFAULT_EVAL_SPLITS, parse_recipe
 from rlvr.train.entry import find_recipe
 from rlvr.train.plots import load_log_history, plot_before_after
+from rlvr.eval.stats import mean_se, paired_exact_test
+from rlvr.files import atomic_open
+from rlvr.train.progress import CompactProgress, JsonlMetricsLog
 from rlvr.train.runner import train
 
 log = logging.getLogger(__name__)
@@ -53,6 +56,7 @@ class QuickstartResult:
     train: dict[str, Any]
     seconds: dict[str, float] = field(default_factory=dict)
     table: str = ""
+    splits: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -134,6 +138,43 @@ def evaluate(model: str, adapter: str | None, tasks_file: Path, out: Path, *, ma
     return run_eval(config)
 
 
+def _say(text: str) -> None:
+    """A phase line on the console (stdout, flushed, so it interleaves with the progress bars)."""
+    print(f"[rlvr quickstart] {text}", flush=True)
+
+
+def per_task_correct(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, bool]]:
+    """``{split: {task id: correct}}`` of the first rollout of each task record."""
+    out: dict[str, dict[str, bool]] = {}
+    for rec in records:
+        split = rec.get("split_group") or rec["split"]
+        out.setdefault(split, {})[rec["id"]] = bool(rec["rollouts"][0]["correct"])
+    return out
+
+
+def build_summary(before_records: Sequence[dict[str, Any]], after_records: Sequence[dict[str, Any]],
+                  before: dict[str, SplitScore], after: dict[str, SplitScore]) -> dict[str, Any]:
+    """Per split (``in``, ``cross``, ``out``): n, exact match before/after with standard errors, the
+    exact McNemar p-value on the paired outcomes, F1 and format before/after (fractions in [0, 1])."""
+    b_tasks, a_tasks = per_task_correct(before_records), per_task_correct(after_records)
+    splits: dict[str, Any] = {}
+    for split in _order(list(dict.fromkeys([*b_tasks, *a_tasks]))):
+        ids = [i for i in b_tasks.get(split, {}) if i in a_tasks.get(split, {})]
+        b = [b_tasks[split][i] for i in ids]
+        a = [a_tasks[split][i] for i in ids]
+        test = paired_exact_test(b, a)
+        em_b, se_b, _ = mean_se(float(x) for x in b)
+        em_a, se_a, _ = mean_se(float(x) for x in a)
+        sb, sa = before.get(split), after.get(split)
+        splits[split] = {
+            "n": len(ids), "em_before": em_b, "em_after": em_a, "em_se_before": se_b, "em_se_after": se_a,
+            "gained": test.gained, "lost": test.lost, "p_value": test.p_value,
+            "f1_before": sb.f1 if sb else None, "f1_after": sa.f1 if sa else None,
+            "format_before": sb.format_ok if sb else None, "format_after": sa.format_ok if sa else None,
+        }
+    return splits
+
+
 def run_quickstart(
     *,
     recipe: str = "quickstart",
@@ -160,34 +201,49 @@ def run_quickstart(
     task_args, training_args, model_args = parse_recipe(args, prog="rlvr quickstart")
     # eval happens before and after, with rlvr.eval; none during this short run
     training_args.eval_strategy = "no"
+    _say(f"loading the model {model_args.model_name_or_path or 'default'}")
     model = resolve_model(model_args.model_name_or_path)
     splits = list(task_args.eval_splits or DEFAULT_EVAL_SPLITS)
     new_tokens = int(max_new_tokens or training_args.max_completion_length or 64)
     tasks_file = write_eval_tasks(out / "eval_tasks.jsonl", task_args.mix(), splits, task_args.eval_size, task_args.eval_seed)
+    n_eval = task_args.eval_size * len(splits)
     seconds: dict[str, float] = {}
     reward_mode = task_args.reward_mode or "em"
 
     before: dict[str, SplitScore] = {}
     before_file = out / "eval_before" / "scores.json"
-    if skip_before and before_file.is_file():
+    before_records: list[dict[str, Any]] = []
+    if skip_before and before_file.is_file() and (out / "eval_before" / "records.json").is_file():
+        _say("reusing the base model's scores from the previous run")
         before = {k: SplitScore(**v) for k, v in json.loads(before_file.read_text()).items()}
+        before_records = json.loads((out / "eval_before" / "records.json").read_text())
     else:
+        _say(f"evaluating the base model on {n_eval} tasks ({task_args.eval_size} per split: {', '.join(splits)}), greedy")
         t0 = time.time()
         res = evaluate(model, None, tasks_file, out / "eval_before", max_new_tokens=new_tokens, batch_size=eval_batch_size)
         seconds["eval_before"] = round(time.time() - t0, 1)
         before = score_records(res.records, reward_mode)
-        before_file.write_text(json.dumps({k: asdict(v) for k, v in before.items()}, indent=2))
+        before_records = _slim(res.records)
+        _write_json(before_file, {k: asdict(v) for k, v in before.items()})
+        _write_json(out / "eval_before" / "records.json", before_records)
 
+    steps = int(training_args.max_steps)
+    _say(f"training {steps} {task_args.algorithm.upper()} steps (metrics: {training_args.output_dir}/metrics.jsonl"
+         f"{', TensorBoard' if 'tensorboard' in (training_args.report_to or []) else ''})")
     t0 = time.time()
-    result = train(task_args, training_args, model_args)
+    progress = CompactProgress(every=max(1, steps // 10))
+    result = train(task_args, training_args, model_args,
+                   callbacks=[progress, JsonlMetricsLog(Path(training_args.output_dir) / "metrics.jsonl")])
     seconds["train"] = round(time.time() - t0, 1)
 
+    _say(f"evaluating the trained model on the same {n_eval} tasks")
     t0 = time.time()
     res = evaluate(model, str(out / "train"), tasks_file, out / "eval_after", max_new_tokens=new_tokens, batch_size=eval_batch_size)
     seconds["eval_after"] = round(time.time() - t0, 1)
     after = score_records(res.records, reward_mode)
-    (out / "eval_after" / "scores.json").write_text(json.dumps({k: asdict(v) for k, v in after.items()}, indent=2))
+    _write_json(out / "eval_after" / "scores.json", {k: asdict(v) for k, v in after.items()})
     seconds["total"] = round(time.time() - t_all, 1)
+    summary_splits = build_summary(before_records, _slim(res.records), before, after)
 
     train_summary = {
         "steps": result.global_step,
@@ -201,11 +257,28 @@ def run_quickstart(
     history = _log_history(Path(training_args.output_dir))
     train_summary.update(_reward_curve(history))
     table = render_table(before, after)
-    qs = QuickstartResult(output_dir=str(out), before=before, after=after, train=train_summary, seconds=seconds, table=table)
-    (out / "quickstart.json").write_text(json.dumps(qs.to_dict(), indent=2, default=str))
+    qs = QuickstartResult(output_dir=str(out), before=before, after=after, train=train_summary, seconds=seconds,
+                          table=table, splits=summary_splits)
+    _write_json(out / "quickstart.json", qs.to_dict())
+    _write_json(out / "summary.json", {"splits": summary_splits, "steps": result.global_step,
+                                       "seed": training_args.seed, "seconds": seconds,
+                                       "recipe": recipe, "family": train_summary["family"]})
     _plot(out, history, qs)
-    (out / "quickstart.md").write_text(report_markdown(qs))
+    with atomic_open(out / "quickstart.md") as fh:
+        fh.write(report_markdown(qs))
     return qs
+
+
+def _slim(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the paired test needs of eval records: id, split group and the first rollout's verdict."""
+    return [{"id": r["id"], "split": r["split"], "split_group": r.get("split_group"),
+             "rollouts": [{"correct": bool(r["rollouts"][0]["correct"]), "reason": r["rollouts"][0]["reason"]}]}
+            for r in records]
+
+
+def _write_json(path: Path, data: Any) -> None:
+    with atomic_open(path) as fh:
+        fh.write(json.dumps(data, indent=2, default=str) + "\n")
 
 
 def _log_history(train_dir: Path) -> list[dict[str, Any]]:
@@ -266,6 +339,14 @@ def report_markdown(qs: QuickstartResult) -> str:
         "",
         f"figure: {qs.output_dir}/quickstart.png (train curves; before/after per split)",
     ]
+    if qs.splits:
+        lines += ["", "exact match, paired (the same tasks before and after; exact McNemar test):"]
+        for split, row in qs.splits.items():
+            lines.append(
+                f"  {split}: {100 * row['em_before']:.1f} -> {100 * row['em_after']:.1f} % "
+                f"(± {100 * row['em_se_after']:.1f} SE, n = {row['n']}; {row['gained']} tasks became right, "
+                f"{row['lost']} wrong; p = {row['p_value']:.3g})")
+        lines.append(f"  machine-readable: {qs.output_dir}/summary.json")
     if "train_reward_first_quarter" in t:
         lines += ["", f"train reward: first quarter {t['train_reward_first_quarter']} -> last quarter {t['train_reward_last_quarter']}"]
     lines += ["", "seconds: " + ", ".join(f"{k} {v}" for k, v in qs.seconds.items()), f"output: {qs.output_dir}"]

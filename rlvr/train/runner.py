@@ -184,6 +184,11 @@ def build_trainer(
         peft_config=peft_config,
         callbacks=all_callbacks,
     )
+    if any(getattr(cb, "replaces_console", False) for cb in all_callbacks):
+        from transformers.trainer_callback import PrinterCallback, ProgressCallback
+
+        trainer.remove_callback(ProgressCallback)  # prints every metrics dict: replaced by a compact line
+        trainer.remove_callback(PrinterCallback)
     return trainer
 
 

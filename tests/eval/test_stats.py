@@ -45,3 +45,25 @@ def test_pass_ks():
     assert pass_ks(1) == [1]
     assert pass_ks(3) == [1, 2, 3]
     assert pass_ks(4) == [1, 2, 3, 4]
+
+
+def test_paired_exact_test_on_known_inputs():
+    """Exact McNemar: only discordant pairs count; the p-value is the two-sided binomial tail at 1/2."""
+    from rlvr.eval.stats import paired_exact_test
+
+    before = [False] * 10 + [True] * 5
+    after = [True] * 10 + [True] * 5
+    t = paired_exact_test(before, after)
+    assert (t.n, t.gained, t.lost) == (15, 10, 0)
+    assert t.p_value == pytest.approx(2 * 0.5 ** 10)
+    # 19 gained, 7 lost among 200 tasks: two-sided tail from the binomial coefficients
+    before = [False] * 19 + [True] * 7 + [True] * 20 + [False] * 154
+    after = [True] * 19 + [False] * 7 + [True] * 20 + [False] * 154
+    t = paired_exact_test(before, after)
+    tail = sum(math.comb(26, k) for k in range(0, 8)) / 2 ** 26
+    assert (t.gained, t.lost) == (19, 7)
+    assert t.p_value == pytest.approx(2 * tail)
+    assert 0.02 < t.p_value < 0.05
+    assert paired_exact_test([True, False], [True, False]).p_value == 1.0
+    with pytest.raises(ValueError):
+        paired_exact_test([True], [True, False])

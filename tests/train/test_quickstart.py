@@ -5,11 +5,12 @@ import json
 
 import pytest
 
-from rlvr.train.quickstart import render_table, run_quickstart, score_records
+from rlvr.train.progress import compact_line
+from rlvr.train.quickstart import build_summary, render_table, run_quickstart, score_records
 
 
-def _record(group, reason, correct, f1, valid=1.0):
-    return {"split": f"test_{group}", "split_group": group,
+def _record(group, reason, correct, f1, valid=1.0, id=None):
+    return {"id": id or f"{group}-{reason}-{f1}", "split": f"test_{group}", "split_group": group,
             "rollouts": [{"reason": reason, "correct": correct, "metrics": {"f1": f1, "valid": valid, "em": float(correct)}}]}
 
 
@@ -42,7 +43,46 @@ def test_quickstart_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
     assert result.train["steps"] == 1
     saved = json.loads((tmp_path / "qs" / "quickstart.json").read_text())
     assert saved["after"]["in"]["n"] == 1
+    summary = json.loads((tmp_path / "qs" / "summary.json").read_text())
+    assert set(summary["splits"]) == {"in", "cross", "out"} and summary["steps"] == 1
+    for row in summary["splits"].values():
+        assert row["n"] == 1 and 0.0 <= row["p_value"] <= 1.0
+        assert {"em_before", "em_after", "f1_before", "f1_after", "format_before", "format_after"} <= set(row)
+    metrics = (tmp_path / "qs" / "train" / "metrics.jsonl").read_text().splitlines()
+    assert metrics and all(json.loads(line)["step"] >= 0 for line in metrics)
     assert (tmp_path / "qs" / "train" / "adapter_model.safetensors").is_file()
     report = (tmp_path / "qs" / "quickstart.md").read_text()
     assert "| in |" in report and "format ok" in report
     assert (tmp_path / "qs" / "quickstart.png").stat().st_size > 10_000
+
+
+def test_summary_pairs_the_same_tasks_before_and_after():
+    before = [_record("in", "wrong_count", False, 0.5, id=f"t{i}") for i in range(12)]
+    before += [_record("in", "ok", True, 1.0, id="t12"), _record("out", "ok", True, 1.0, id="o1")]
+    after = [_record("in", "ok", True, 1.0, id=f"t{i}") for i in range(12)]
+    after += [_record("in", "wrong_count", False, 0.5, id="t12"), _record("out", "ok", True, 1.0, id="o1")]
+    summary = build_summary(before, after, score_records(before), score_records(after))
+    row = summary["in"]
+    assert row["n"] == 13 and row["gained"] == 12 and row["lost"] == 1
+    assert row["em_before"] == pytest.approx(1 / 13) and row["em_after"] == pytest.approx(12 / 13)
+    assert row["p_value"] == pytest.approx(2 * 14 / 2 ** 13)  # P(X <= 1 | 13, 1/2), two-sided
+    assert row["f1_before"] == pytest.approx((12 * 0.5 + 1) / 13)
+    assert summary["out"]["p_value"] == 1.0 and list(summary) == ["in", "out"]
+
+
+def test_compact_line_shows_step_reward_exact_format_and_speed():
+    logs = {"reward": 0.4123, "rewards/exact_reward/mean": 0.125, "rewards/format_reward/mean": 0.95, "loss": 0.1}
+    line = compact_line(10, 40, logs, 14.24)
+    assert line == "step 10/40  reward 0.412  exact 0.125  format 0.950  14.2 s/step"
+    assert compact_line(1, 40, {}, None) == "step 1/40"
+
+
+def test_the_quickstart_recipe_has_a_fixed_step_budget():
+    """A step budget, not minutes: the same seed gives the same steps on a busy or an idle machine."""
+    from rlvr.train.config import parse_recipe
+    from rlvr.train.entry import find_recipe
+
+    task_args, training_args, _ = parse_recipe(["--config", find_recipe("quickstart"), "--output_dir", "unused"])
+    assert task_args.max_train_minutes == 0
+    assert 0 < training_args.max_steps <= 200
+    assert task_args.eval_size >= 100

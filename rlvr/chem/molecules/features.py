@@ -48,7 +48,7 @@ from rlvr.chem.molecules import graph as feature_graph
 from rlvr.chem.molecules.brics import brics_leaves
 from rlvr.chem.molecules.reactions import template_products
 from rlvr.chem.molecules import moleculariq
-from rlvr.chem.molecules.oxidation import oxidation_numbers
+from rlvr.chem.molecules.oxidation import symmetric_oxidation_numbers
 from rlvr.chem.molecules.solvers import Record, compute_record
 from rlvr.chem.molecules.specs import (
     CATEGORIES,
@@ -265,21 +265,22 @@ def feature_value(smiles: str, key: str, convention: str = "rlvr") -> Any:
 
 
 def oxidation_numbers_x2(mol: Chem.Mol) -> list[int]:
-    """Twice the oxidation number of every atom of ``mol`` as the features use them.
+    """Twice the oxidation number of every atom of ``mol`` as the features use them, rounded.
 
-    The numbers are RDKit's on the Kekulé structure of the molecule's canonical atom order
-    (:mod:`~rlvr.chem.molecules.oxidation`), so they do not depend on how ``mol`` was written;
-    doubled for callers that print half-integers.
+    The numbers are RDKit's on the Kekulé structure of the molecule's canonical atom order,
+    averaged over symmetry-equivalent atoms (:mod:`~rlvr.chem.molecules.oxidation`), so they do
+    not depend on how ``mol`` was written; doubled for callers that print half-integers (an
+    average over three or more equivalent atoms can be a third: rounded to the nearest half).
     """
     work = Chem.Mol(mol)
-    canonical = Chem.MolToSmiles(work)
+    canonical = Chem.MolFromSmiles(Chem.MolToSmiles(work))
     order = list(work.GetPropsAsDict(True, True)["_smilesAtomOutputOrder"])
-    numbers = oxidation_numbers(Chem.MolFromSmiles(canonical)) if len(order) == work.GetNumAtoms() else None
-    if numbers is None or len(numbers) != len(order):
-        return [2 * n for n in oxidation_numbers(work)]
+    if canonical is None or canonical.GetNumAtoms() != work.GetNumAtoms():
+        return [round(2 * n) for n in symmetric_oxidation_numbers(work)]
+    numbers = symmetric_oxidation_numbers(canonical)
     out = [0] * work.GetNumAtoms()
     for canonical_idx, original_idx in enumerate(order):
-        out[original_idx] = 2 * numbers[canonical_idx]
+        out[original_idx] = round(2 * numbers[canonical_idx])
     return out
 
 

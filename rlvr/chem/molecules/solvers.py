@@ -14,7 +14,7 @@ from rdkit.Chem.Scaffolds import MurckoScaffold
 
 from rlvr.chem.molecules.graph import longest_simple_path
 from rlvr.chem.molecules.functional_groups import functional_group_instances
-from rlvr.chem.molecules.oxidation import extreme_atoms, oxidation_numbers
+from rlvr.chem.molecules.oxidation import extreme_atoms, symmetric_oxidation_numbers
 from rlvr.chem.molecules.reactions import PREFIX as TEMPLATE_PREFIX
 from rlvr.chem.molecules.reactions import reaction_sites
 from rlvr.chem.molecules.rings import bridgehead_atoms, fused_ring_systems, spiro_atoms
@@ -153,8 +153,9 @@ def _brics_bonds(mol: Chem.Mol, v: dict[str, Any]) -> None:
 
 
 def _oxidation(mol: Chem.Mol, v: dict[str, Any]) -> None:
-    """Oxidation-state extremes: RDKit's numbers on the Kekulé structure of the canonical atom order."""
-    numbers = oxidation_numbers(mol)
+    """Oxidation-state extremes: RDKit's numbers on the Kekulé structure of the canonical atom order,
+    averaged over symmetry-equivalent atoms (:mod:`~rlvr.chem.molecules.oxidation`)."""
+    numbers = symmetric_oxidation_numbers(mol)
     for el in OX_ELEMENTS:
         for mm in ("max", "min"):
             idx = extreme_atoms(mol, numbers, el, mm)

@@ -23,9 +23,12 @@ metadata         metadata, meta (a dict or a JSON string)
 ``target`` and ``constraints`` may be JSON strings. Without a task type, rows with constraints
 are generation tasks, rows whose target keys all end in ``_index`` are index tasks and other
 rows count tasks. Constraints use MolecularIQ's ``{"type", "operator", "value" | "min_value",
-"max_value"}`` or rlvr's ``{"key", "op", "value"}`` shape; ``_nbrInstances`` keys map to rlvr's
-``_count`` keys. Generation rows whose constraint keys rlvr cannot compute are skipped and counted
-(``unsupported_constraint``). Loaded tasks keep the question text verbatim and cannot be
+"max_value"}`` or rlvr's ``{"key", "op", "value"}`` shape. Loaded tasks follow the benchmark's
+meaning of the feature keys (``convention="moleculariq"``, :mod:`rlvr.chem.molecules.moleculariq`,
+stored as ``meta["convention"]``): a generated molecule is scored the way the benchmark scores it
+(functional-group ``_nbrInstances`` constraints count instances, its own groups and templates);
+``convention="rlvr"`` reads ``_nbrInstances`` keys as rlvr's ``_count`` keys instead. Generation
+rows whose constraint keys rlvr cannot compute are skipped and counted (``unsupported_constraint``). Loaded tasks keep the question text verbatim and cannot be
 regenerated (their ids are ``<family>:moleculariq:<uid>``, the family given per task type by the caller).
 """
 from __future__ import annotations
@@ -37,7 +40,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from rlvr.chem.constraints import normalize_constraint
-from rlvr.chem.molecules.specs import KEY_TO_SPEC
+from rlvr.chem.molecules.features import is_feature_key
+from rlvr.chem.molecules.moleculariq import check_convention
 from rlvr.generators.molecules.prompts import SYSTEM_PROMPT
 from rlvr.task import Task
 
@@ -136,11 +140,13 @@ def _task_type(row: Mapping[str, Any], target: Any, constraints: Any) -> str | N
 
 
 def row_to_task(row: Mapping[str, Any], position: int, *, families: Mapping[str, str],
-                system_prompt: str | None = SYSTEM_PROMPT) -> Task:
+                system_prompt: str | None = SYSTEM_PROMPT, convention: str = "moleculariq") -> Task:
     """One question row as a :class:`Task` (``ValueError`` with a reason code as message if unusable).
 
-    ``families`` names the family a task of each type (``count``, ``index``, ``gen``) is filed under.
+    ``families`` names the family a task of each type (``count``, ``index``, ``gen``) is filed under;
+    ``convention`` the meaning of the feature keys (module docstring).
     """
+    check_convention(convention)
     question = _get(row, "question")
     if not isinstance(question, str) or not question.strip():
         raise ValueError("no_question")
@@ -171,6 +177,7 @@ def row_to_task(row: Mapping[str, Any], position: int, *, families: Mapping[str,
         "presentation": {"randomized": bool(metadata.get("is_randomized", False)),
                          "kekulized": bool(metadata.get("is_kekulized", False))},
         "pool_split": "hard",
+        "convention": convention,
     }
     if kind == "gen":
         if isinstance(constraints, Mapping):
@@ -178,10 +185,10 @@ def row_to_task(row: Mapping[str, Any], position: int, *, families: Mapping[str,
         if not isinstance(constraints, list) or not constraints:
             raise ValueError("no_constraints")
         try:
-            normalized = [normalize_constraint(c) for c in constraints]
+            normalized = [normalize_constraint(c, convention) for c in constraints]
         except (ValueError, TypeError, AttributeError) as exc:
             raise ValueError("bad_constraint") from exc
-        if any(c["key"] not in KEY_TO_SPEC for c in normalized):
+        if not all(is_feature_key(c["key"], convention) for c in normalized):
             raise ValueError("unsupported_constraint")
         ground_truth: dict[str, Any] = {"constraints": normalized}
         meta["features"] = [c["key"] for c in normalized]
@@ -198,10 +205,11 @@ def row_to_task(row: Mapping[str, Any], position: int, *, families: Mapping[str,
 
 
 def load_questions(source: Any, *, families: Mapping[str, str], system_prompt: str | None = SYSTEM_PROMPT,
-                   limit: int | None = None) -> tuple[list[Task], LoadReport]:
+                   limit: int | None = None, convention: str = "moleculariq") -> tuple[list[Task], LoadReport]:
     """All usable questions of ``source`` as tasks, plus a report of skipped rows by reason.
 
-    ``families`` maps each task type (``count``, ``index``, ``gen``) to the family its tasks are filed under.
+    ``families`` maps each task type (``count``, ``index``, ``gen``) to the family its tasks are filed
+    under; ``convention`` is the meaning of the feature keys (default: the benchmark's).
     """
     report = LoadReport()
     tasks: list[Task] = []
@@ -213,7 +221,8 @@ def load_questions(source: Any, *, families: Mapping[str, str], system_prompt: s
             report.skip("not_a_record")
             continue
         try:
-            tasks.append(row_to_task(row, position, families=families, system_prompt=system_prompt))
+            tasks.append(row_to_task(row, position, families=families, system_prompt=system_prompt,
+                                     convention=convention))
         except ValueError as exc:
             report.skip(str(exc) if str(exc) in _REASONS else "bad_row")
     report.n_tasks = len(tasks)

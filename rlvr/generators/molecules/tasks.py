@@ -18,13 +18,14 @@ from typing import Any, Sequence
 from rlvr.chem.constraints import OPS, constraint_satisfied
 from rlvr.chem.molecules.complexity import COMPLEXITY_BINS, complexity_bin, parse_bin
 from rlvr.chem.molecules.features import CATEGORIES, FEATURES, FeatureError, molecule_features, spec_for_key
+from rlvr.chem.molecules.moleculariq import check_convention
 from rlvr.chem.molecules.reactions import PREFIX as TEMPLATE_PREFIX
 from rlvr.generators.molecules import prompts
 from rlvr.generators.molecules.pools import PoolFilter
 from rlvr.generators.molecules.presentation import present
 from rlvr.generators.molecules.sampling import choose_keys, is_zero, value_frequencies
 from rlvr.generators.molecules.splits import SPLITS, SplitParams, SplitPool, load_split_pool
-from rlvr.rng import task_rng
+from rlvr.rng import stable_hash, task_rng
 from rlvr.task import Task, config_key, task_id
 
 #: the task types: feature counts, atom-index attribution, constrained generation
@@ -68,6 +69,9 @@ class MolTaskConfig:
     - ``pool``: path of a user pool file (SMILES/CSV/TSV/parquet/JSON(L)); None = embedded default;
       ``pool_column``: its SMILES column; ``cluster_seed``/``hard_fraction``/``easy_fraction``: split parameters.
     - ``n_phrasings``: use only the first N phrasings of each template set (None = all).
+    - ``convention``: ``"rlvr"`` or ``"moleculariq"``, the meaning of the feature keys
+      (:func:`rlvr.chem.molecules.features.molecule_features`): under ``moleculariq`` a
+      functional-group ``_count`` is the number of atoms in the group's matches, as in the benchmark.
     """
 
     load: int = 1
@@ -92,8 +96,10 @@ class MolTaskConfig:
     hard_fraction: float = 0.2
     easy_fraction: float = 0.5
     n_phrasings: int | None = None
+    convention: str = "rlvr"
 
     def __post_init__(self) -> None:
+        check_convention(self.convention)
         self.categories = _tuple(self.categories)
         self.exclude_categories = _tuple(self.exclude_categories) or ()
         self.keys = _tuple(self.keys)
@@ -209,6 +215,14 @@ def _freqs(config: MolTaskConfig, pool: SplitPool, kind: str) -> dict[str, dict[
     return value_frequencies(pool, candidate_keys(kind, config))
 
 
+def _config_key(config: MolTaskConfig) -> str:
+    """The config fingerprint of task ids; the default convention leaves ids as they were before it existed."""
+    if config.convention != "rlvr":
+        return config_key(config)
+    plain = {k: v for k, v in dataclasses.asdict(config).items() if k != "convention"}
+    return format(stable_hash(json.dumps(plain, sort_keys=True, default=str)) & 0xFFFFFFFF, "08x")
+
+
 def _base_meta(config: MolTaskConfig, split: str, seed: int, index: int, kind: str, keys: Sequence[str],
                pool: SplitPool, mol: int) -> dict[str, Any]:
     return {
@@ -238,7 +252,7 @@ def _answer_task(kind: str, family: str, config: MolTaskConfig, split: str, seed
         shown, presentation = present(pool.smiles[mol], rng, p_randomized=config.p_randomized,
                                       p_kekulized=config.p_kekulized, p_ring_renumber=config.p_ring_renumber)
         try:
-            values = molecule_features(shown, cands)
+            values = molecule_features(shown, cands, convention=config.convention)
         except (FeatureError, ValueError) as exc:
             last_error = exc
             continue
@@ -254,7 +268,7 @@ def _answer_task(kind: str, family: str, config: MolTaskConfig, split: str, seed
         meta.update({"smiles": shown, "presentation": presentation.to_dict(), "template": template,
                      "zero_keys": [k for k in keys if is_zero(values[k])]})
         return Task(
-            id=task_id(family, split, seed, index, config_key(config)),
+            id=task_id(family, split, seed, index, _config_key(config)),
             family=family,
             prompt=prompts.messages(question),
             ground_truth={k: values[k] for k in keys},
@@ -309,7 +323,7 @@ def _gen_task(family: str, config: MolTaskConfig, split: str, seed: int, index: 
         mol = _pick_molecule(pool, split, config, rng)
         reference = pool.smiles[mol]
         try:
-            values = molecule_features(reference, cands)
+            values = molecule_features(reference, cands, convention=config.convention)
         except (FeatureError, ValueError) as exc:
             last_error = exc
             continue
@@ -328,7 +342,7 @@ def _gen_task(family: str, config: MolTaskConfig, split: str, seed: int, index: 
         meta.update({"smiles": None, "reference_smiles": reference, "presentation": None, "template": template,
                      "zero_keys": [k for k in keys if is_zero(values[k])]})
         return Task(
-            id=task_id(family, split, seed, index, config_key(config)),
+            id=task_id(family, split, seed, index, _config_key(config)),
             family=family,
             prompt=prompts.messages(question),
             ground_truth={"constraints": constraints},

@@ -161,12 +161,12 @@ def test_explicit_hydrogens_are_not_numbered_but_isotopes_are():
     assert molecule_features("[H]OC([H])([H])C")["carbon_atom_index"] == [1, 2]
 
 
-def test_heteroaromatic_oxidation_states_come_from_one_kekule_structure():
-    # RDKit's numbers on the Kekulé structure of the canonical order: the C=N alpha carbon is +1, the
-    # other alpha carbon 0, whatever the presentation (a 1.5 bond order gave pyrrole N -4, furan O -3)
-    for smiles, alphas in (("c1ccncc1", {2, 4}), ("C1=CC=NC=C1", {2, 4}), ("C1=CN=CC=C1", {1, 3}), ("n1ccccc1", {1, 5})):
-        v = molecule_features(smiles, ["oxidation_state_C_max_index", "oxidation_state_N_min_count"])
-        assert len(v["oxidation_state_C_max_index"]) == 1 and set(v["oxidation_state_C_max_index"]) <= alphas
+def test_heteroaromatic_oxidation_states_do_not_depend_on_kekulisation():
+    # RDKit's numbers on one Kekulé structure, averaged over symmetry-equivalent atoms: both alpha carbons
+    # of pyridine are +1/2 (a 1.5 bond order gave pyrrole N -4 and furan O -3)
+    assert feature_value("c1ccncc1", "oxidation_state_C_max_index") == [2, 4]
+    assert feature_value("C1=CC=NC=C1", "oxidation_state_C_max_index") == [2, 4]
+    assert feature_value("C1=CN=CC=C1", "oxidation_state_C_max_index") == [1, 3]
     assert feature_value("c1cc[nH]c1", "oxidation_state_N_min_index") == [3]
     assert molecule_features("c1ccoc1", ["oxidation_state_O_max_count"])["oxidation_state_O_max_count"] == 1
 

@@ -70,3 +70,14 @@ def test_every_value_in_the_embedded_pool_is_chemically_possible():
             assert rng[0] <= n <= rng[1], (smiles, atom.GetIdx(), atom.GetSymbol(), n)
             checked += 1
     assert checked > 50_000
+
+
+def test_symmetry_equivalent_atoms_share_the_average():
+    from fractions import Fraction
+
+    from rlvr.chem.molecules.oxidation import symmetric_oxidation_numbers
+
+    mol = Chem.MolFromSmiles("c1ccncc1")
+    numbers = symmetric_oxidation_numbers(mol)
+    assert numbers[2] == numbers[4] == Fraction(1, 2) and numbers[3] == -3
+    assert sorted(oxidation_numbers(mol)[i] for i in (2, 4)) == [0, 1]

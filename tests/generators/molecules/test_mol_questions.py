@@ -145,3 +145,29 @@ def test_row_to_task_without_system_prompt():
     assert task.prompt == [{"role": "user", "content": "q"}] and task.family == "mol.index"
     with pytest.raises(ValueError, match="no_target"):
         row_to_task({"question": "q", "target": {}}, 0, families=FAMILIES)
+
+
+def test_generation_is_scored_with_the_benchmarks_key_meaning():
+    rows = [
+        {"uid": "fg", "task_type": "generation", "question": "Give a molecule with one ester group and one thioether.",
+         "constraints": json.dumps([{"type": "functional_group_ester_nbrInstances", "operator": "=", "value": 1},
+                                    {"type": "functional_group_thioether_nbrInstances", "operator": "=", "value": 1}])},
+        {"uid": "atoms", "task_type": "generation", "question": "Give a molecule with four ketone atoms.",
+         "constraints": json.dumps([{"type": "functional_group_ketone_count", "operator": "=", "value": 4}])},
+        {"uid": "oxime", "task_type": "generation", "question": "Give a molecule with one oxime group.",
+         "constraints": json.dumps([{"type": "functional_group_oxime_nbrInstances", "operator": "=", "value": 1}])},
+    ]
+    tasks, report = load_questions(rows, families=FAMILIES)
+    assert report.n_tasks == 3 and all(t.meta["convention"] == "moleculariq" for t in tasks)
+    by_uid = {t.meta["uid"]: t for t in tasks}
+
+    def ok(uid, smiles):
+        return rlvr.verify(by_uid[uid], "<answer>" + json.dumps({"smiles": smiles}) + "</answer>").correct
+
+    assert ok("fg", "CSCC(=O)OC") and not ok("fg", "COC(=O)CCOC")
+    assert ok("atoms", "CC(=O)C") and not ok("atoms", "CCC(=O)CCC(=O)C")  # ketone "count" = atoms in the matches
+    assert ok("oxime", "CC(C)=NO")  # the benchmark's own oxime pattern misses acetone oxime; rlvr keeps the fix
+    # rlvr's convention reads _nbrInstances as its instance _count and has no thioether key
+    plain, report = load_questions(rows, families=FAMILIES, convention="rlvr")
+    assert report.skipped == {"unsupported_constraint": 1} and plain[0].ground_truth["constraints"][0]["key"] == \
+        "functional_group_ketone_count"
