@@ -22,17 +22,15 @@ import hashlib
 import json
 import multiprocessing
 import os
-import sys
 import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Iterator
 
-from tqdm.auto import tqdm
-
 from rlvr.api import generate
 from rlvr.datasets import MixLike, Mixture, iter_rows, row_features, task_from_row
 from rlvr.files import atomic_open, atomic_path, resolve_out
+from rlvr.progress import progress_bar
 from rlvr.registry import get_family
 from rlvr.task import Task
 
@@ -246,9 +244,7 @@ def export_tasks(
             rows = _parallel_rows(pool, workers, fmt, mixture, n, start, with_solution, style)
         else:
             rows = _rows(fmt, mixture, n, start, with_solution, style)
-        disable = (not sys.stderr.isatty()) if progress is None else not progress
-        bar = stack.enter_context(tqdm(total=n, unit="task", desc=f"export {fmt}", file=sys.stderr, disable=disable,
-                                       dynamic_ncols=True))
+        bar = stack.enter_context(progress_bar(n, f"export {fmt}", unit="task", show=progress))
         rows = _counted(rows, bar)
         if fmt == "jsonl":
             return _write_jsonl(rows, path)

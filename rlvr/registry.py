@@ -87,6 +87,8 @@ class FamilyGroup:
     and the Gymnasium environment id bound to the group (with its default family).
 
     ``report`` None: ``rlvr eval`` reports the group's families with its generic per-family table.
+    ``import_tasks(path)``: reads a file in a foreign format (a benchmark's published questions) as
+    tasks of the group, ``ValueError`` when the file is not in that format (:func:`read_task_file`).
     """
 
     name: str
@@ -96,6 +98,7 @@ class FamilyGroup:
     suite_description: str = ""
     env_id: str | None = None
     default_family: str | None = None
+    import_tasks: Callable[[str], list[Task]] | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -329,6 +332,23 @@ def get_group(name: str) -> FamilyGroup:
         if group.name == name:
             return group
     raise KeyError(f"unknown family group {name!r}; groups: {[g.name for g in list_groups()]}")
+
+
+def read_task_file(path: str) -> list[Task]:
+    """The tasks of an rlvr task file (JSONL), or of a file a group's ``import_tasks`` reads."""
+    from rlvr.task import TaskFormatError, load_tasks
+
+    try:
+        return load_tasks(path)
+    except (TaskFormatError, ValueError, UnicodeDecodeError) as exc:
+        for group in list_groups():
+            if group.import_tasks is None:
+                continue
+            try:
+                return group.import_tasks(path)
+            except (ValueError, KeyError, OSError):
+                continue
+        raise exc
 
 
 def group_families(group: FamilyGroup) -> list[str]:

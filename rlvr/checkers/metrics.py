@@ -30,11 +30,15 @@ class BagCounts:
 def bag_counts(pred: Mapping[str, int], true: Mapping[str, int]) -> BagCounts:
     """TP/FP/FN on (molecule, coefficient) counts."""
     tp = fp = fn = 0
+    get_pred, get_true = pred.get, true.get
     for key in set(pred) | set(true):
-        p, t = int(pred.get(key, 0)), int(true.get(key, 0))
-        tp += min(p, t)
-        fp += max(p - t, 0)
-        fn += max(t - p, 0)
+        p, t = int(get_pred(key, 0)), int(get_true(key, 0))
+        if p > t:
+            tp += t
+            fp += p - t
+        else:
+            tp += p
+            fn += t - p
     return BagCounts(tp, fp, fn)
 
 
@@ -48,9 +52,10 @@ def set_counts(pred: Mapping[str, int], true: Mapping[str, int]) -> BagCounts:
 def bag_metrics(pred: Mapping[str, int], true: Mapping[str, int]) -> dict[str, float]:
     """``em``, ``jaccard``, ``f1`` on (molecule, coefficient) counts and ``mol_em``, ``mol_jaccard``, ``mol_f1`` on molecules."""
     full = bag_counts(pred, true)
-    mol = set_counts(pred, true)
     clean_pred = {k: v for k, v in pred.items() if v}
     clean_true = {k: v for k, v in true.items() if v}
+    p, t = clean_pred.keys(), clean_true.keys()
+    mol = BagCounts(len(p & t), len(p - t), len(t - p))  # set_counts(pred, true)
     return {
         "em": float(clean_pred == clean_true),
         "jaccard": full.jaccard,
@@ -58,7 +63,7 @@ def bag_metrics(pred: Mapping[str, int], true: Mapping[str, int]) -> dict[str, f
         "tp": full.tp,
         "fp": full.fp,
         "fn": full.fn,
-        "mol_em": float(set(clean_pred) == set(clean_true)),
+        "mol_em": float(p == t),
         "mol_jaccard": mol.jaccard,
         "mol_f1": mol.f1,
     }

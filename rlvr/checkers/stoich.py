@@ -16,12 +16,10 @@ A malformed completion always yields a zero-reward verdict with a reason; a malf
 """
 from __future__ import annotations
 
-from collections import Counter
 from math import gcd
 from typing import Any, Mapping
 
 from rlvr.answer import extract_answer
-from rlvr.chem.balance import conservation_delta
 from rlvr.chem.formula import Formula
 from rlvr.chem.notation import format_bag, format_equation
 from rlvr.checkers.metrics import bag_metrics, balance_rates
@@ -33,7 +31,6 @@ from rlvr.checkers.stoich_truth import (
     balance_delta,
     balance_truth,
     byproduct_truth,
-    pairs_of,
     products_truth,
     validate_task,
 )
@@ -109,34 +106,49 @@ def _score_bag(truth: BagTruth, completion: Any, reward: str) -> Verdict:
     except AnswerError as exc:
         return _fail(exc.reason, exc.detail)
 
-    pred: Counter = Counter()
+    pred: dict[str, int] = {}
     formulas: dict[str, Formula] = {}
     written: dict[str, str] = {}
     invalid: list[str] = []
+    encoding = truth.encoding
     for i, (species, k) in enumerate(terms):
-        parts = species_parts(species, truth.encoding)
+        parts = species_parts(species, encoding)
         if parts is None:
             invalid.append(species)
-            pred[f"\x00invalid:{i}"] += k  # never equal to a true species: counted as a false positive
+            key = f"\x00invalid:{i}"  # never equal to a true species: counted as a false positive
+            pred[key] = pred.get(key, 0) + k
             continue
         for part in parts:
-            pred[part.key] += k * part.count
-            formulas[part.key] = part.formula
-            written.setdefault(part.key, species)
+            key = part.key
+            pred[key] = pred.get(key, 0) + k * part.count
+            formulas[key] = part.formula
+            if key not in written:
+                written[key] = species
 
-    metrics: dict[str, Any] = dict(bag_metrics(pred, truth.bag))
+    true_bag = truth.bag
+    metrics: dict[str, Any] = bag_metrics(pred, true_bag)
     valid = not invalid
     metrics["valid"] = float(valid)
     diagnostics: dict[str, Any] = {
         "form": form,
-        "n_extra": sum(1 for key in pred if key not in truth.bag),
-        "n_missing": sum(1 for key in truth.bag if key not in pred),
+        "n_extra": sum(1 for key in pred if key not in true_bag),
+        "n_missing": sum(1 for key in true_bag if key not in pred),
         "wrong_coefficient": sorted(
-            _short(written[key]) for key in pred if key in truth.bag and pred[key] != truth.bag[key]
+            _short(written[key]) for key, k in pred.items() if key in true_bag and k != true_bag[key]
         )[:_MAX_LISTED],
     }
-    if valid:
-        delta = conservation_delta(truth.reference, pairs_of(pred, formulas))
+    if valid:  # predicted minus reference totals, as conservation_delta(reference, prediction) computes them
+        total: dict[str, int] = {}
+        charge = 0
+        for key, k in pred.items():
+            formula = formulas[key]
+            for el, n in formula.counts:
+                total[el] = total.get(el, 0) + n * k
+            charge += formula.charge * k
+        total["charge"] = total.get("charge", 0) + charge
+        for key, n in truth.reference_total.items():
+            total[key] = total.get(key, 0) - n
+        delta = {key: v for key, v in sorted(total.items()) if v}
         metrics.update(balance_rates(delta))
         diagnostics["element_delta"] = delta
     else:

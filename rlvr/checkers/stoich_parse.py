@@ -142,6 +142,8 @@ def _try_json(text: str) -> Any:
     """Decode text that looks like a JSON object/array (objects as :class:`JsonObject`), else a sentinel."""
     if not text or text[0] not in "[{":
         return _NOT_JSON
+    if text[0] == "{" and text[1:].lstrip(" \t\n\r")[:1] not in ('"', "}"):
+        return _NOT_JSON  # a JSON object opens with a string key or closes at once (``{2}H2O`` is a bag)
     try:
         return _JSON.decode(text)
     except (ValueError, RecursionError):

@@ -13,7 +13,9 @@ Encoding = Literal["formula", "smiles", "auto"]
 StrictEncoding = Literal["formula", "smiles"]
 ENCODINGS: tuple[StrictEncoding, ...] = ("formula", "smiles")
 
-_SMILES_ONLY = re.compile(r"[=#@/\\%]|[a-z]{2}|^[cnospb]|[(\[].*[)\]].*[a-z]")
+#: text only SMILES can be: bond symbols, two lowercase letters, a leading aromatic atom, or an aromatic
+#: atom (a lowercase letter that does not end an element symbol such as Cr) after a bracket or branch
+_SMILES_ONLY = re.compile(r"[=#@/\\%]|[a-z]{2}|^[cnospb]|[(\[].*[)\]].*(?<![A-Z])[a-z]")
 
 
 class SpeciesError(ValueError):

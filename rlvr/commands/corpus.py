@@ -42,6 +42,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     i.add_argument("--tgt", help="target file of a ChemAlgebra src/tgt pair (default: the src file's tgt twin)")
     add_out_args(i, "FILE.balanced.txt", what="write the balanced reactions ({k}A.{k}B>{1}R>{k}C per line) to this file")
     i.add_argument("--no-solve", action="store_true", help="do not solve coefficients when whitelist rebalancing fails")
+    i.add_argument("--roles", default="auto", choices=["auto", "rxnmapper", "heuristic", "given"],
+                   help="sort the reactant field of reaction SMILES before rebalancing: species contributing no atom "
+                        "to a product become reagents (auto: rxnmapper when installed, else an MCS heuristic; "
+                        "given: keep the fields as written)")
     i.add_argument("--json", action="store_true", help="print the statistics as JSON")
     i.set_defaults(func=run_import)
 
@@ -121,6 +125,7 @@ def _nothing_loaded(file: str, stats: dict) -> UsageError:
 
 
 def run_import(args: argparse.Namespace) -> int:
+    from rlvr.chem.roles import RolesUnavailable
     from rlvr.generators.stoich.loaders import load_reactions, load_user_corpus, write_reactions
 
     if not Path(args.file).is_file():
@@ -129,13 +134,16 @@ def run_import(args: argparse.Namespace) -> int:
     spec = f"{args.file}::{args.tgt}" if args.tgt else args.file
     solve = not args.no_solve
     t0 = time.perf_counter()
-    corpus = load_user_corpus(spec, solve_coefficients=solve)  # cached by content, reused by `corpus=FILE`
+    try:
+        corpus = load_user_corpus(spec, solve_coefficients=solve, roles=args.roles)  # cached, reused by `corpus=FILE`
+    except RolesUnavailable as exc:
+        raise UsageError(f"--roles rxnmapper: {exc} (pip install --no-deps rxnmapper rxn-chem-utils rxn-utils)") from exc
     seconds = time.perf_counter() - t0
     stats = corpus.stats.get("load", {})
     if len(corpus) == 0:
         raise _nothing_loaded(args.file, stats)
     if path is not None:
-        kept, _ = load_reactions(spec, solve_coefficients=solve)
+        kept, _ = load_reactions(spec, solve_coefficients=solve, roles=args.roles)
         with open_out(path) as fh:
             write_reactions(kept, fh)
     if args.json:

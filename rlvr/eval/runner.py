@@ -26,7 +26,8 @@ from rlvr.eval.suites import (
     SPLIT_GROUPS, draw_tasks, eval_set_digest, export_eval_set, get_suite, normalise_splits, resolve_entries,
     task_digest,
 )
-from rlvr.task import Task, load_tasks
+from rlvr.registry import read_task_file
+from rlvr.task import Task
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +87,7 @@ def _task_options(task: Task) -> dict[str, Any]:
 def load_eval_set(config: EvalConfig) -> tuple[list[tuple[dict[str, Any], Task]], dict[str, Any]]:
     """The run's tasks with the options of their suite entry, and a description of the eval set."""
     if config.tasks_file:
-        tasks = load_tasks(config.tasks_file)
+        tasks = read_task_file(config.tasks_file)
         wanted = normalise_splits(config.splits)
         counts: dict[tuple[str, str, str], int] = {}
         pairs: list[tuple[dict[str, Any], Task]] = []

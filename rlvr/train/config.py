@@ -18,6 +18,7 @@ import yaml
 from rlvr.datasets import FamilyMix, parse_mix
 from rlvr.prompting import DEFAULT_STYLE, PromptOptions
 from rlvr.registry import DEFAULT_TRAIN_FAMILIES, get_family
+from rlvr.train.checkpointing import checkpointing_argv
 
 #: algorithms wired to TRL trainers
 ALGORITHMS = ("grpo", "rloo")
@@ -171,6 +172,19 @@ def build_mix(mixture: Any, families: Sequence[str] | None, options: dict | None
     return [FamilyMix(c.family, c.weight, {**(options or {}), **c.options}, c.split) for c in parse_mix(source)]
 
 
+def recipe_mapping(args: Sequence[str]) -> dict[str, Any]:
+    """The mapping of the ``--config`` YAML named in ``args`` (empty without one)."""
+    args = list(args)
+    if "--config" not in args or args.index("--config") + 1 >= len(args):
+        return {}
+    path = args[args.index("--config") + 1]
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"recipe {path!r} not found")
+    with open(path, encoding="utf-8") as fh:
+        data = yaml.safe_load(fh) or {}
+    return data if isinstance(data, dict) else {}
+
+
 def _peek_algorithm(args: Sequence[str]) -> str:
     """The algorithm named on the command line or in the ``--config`` YAML (default grpo)."""
     args = list(args)
@@ -179,17 +193,7 @@ def _peek_algorithm(args: Sequence[str]) -> str:
             return a.split("=", 1)[1].lower()
         if a == "--algorithm" and i + 1 < len(args):
             return args[i + 1].lower()
-    if "--config" in args:
-        i = args.index("--config")
-        if i + 1 < len(args):
-            path = args[i + 1]
-            if not os.path.isfile(path):
-                raise FileNotFoundError(f"recipe {path!r} not found")
-            with open(path, encoding="utf-8") as fh:
-                data = yaml.safe_load(fh) or {}
-            if isinstance(data, dict) and data.get("algorithm"):
-                return str(data["algorithm"]).lower()
-    return "grpo"
+    return str(recipe_mapping(args).get("algorithm") or "grpo").lower()
 
 
 def config_classes(algorithm: str) -> tuple[type, type, type]:
@@ -217,7 +221,9 @@ def parse_recipe(args: Sequence[str] | None = None, *, prog: str | None = None) 
     Without an accelerator, CPU mode is forced (``use_cpu``, no bf16/fp16); an unset model is the embedded one.
     """
     argv = list(sys.argv[1:] if args is None else args)
-    parser = make_parser(_peek_algorithm(argv), prog=prog)
+    algorithm = _peek_algorithm(argv)
+    parser = make_parser(algorithm, prog=prog)
+    argv = checkpointing_argv(argv, config_classes(algorithm)[1], recipe_mapping(argv))
     if not has_accelerator():
         # TrainingArguments validates bf16 against the hardware while parsing, so CPU mode must be
         # requested before; appended last, it overrides a GPU recipe's bf16 (bf16 is slower on CPU anyway)

@@ -135,6 +135,24 @@ def resolve_resume(output_dir: str, resume: Any) -> str | None:
     return str(resume)
 
 
+def skip_short_run_eval(training_args: Any) -> bool:
+    """Turn evaluation off for a run shorter than ``eval_steps`` (and say so); True when it did.
+
+    No scheduled evaluation falls inside such a run, and the one transformers adds after the last
+    step would cost more than the run itself (a short ``--max_steps`` trial of a full recipe).
+    """
+    strategy = str(getattr(training_args, "eval_strategy", "no")).lower().split(".")[-1]
+    max_steps = int(getattr(training_args, "max_steps", -1) or -1)
+    eval_steps = getattr(training_args, "eval_steps", None) or getattr(training_args, "logging_steps", 0)
+    if strategy != "steps" or max_steps <= 0 or not eval_steps or eval_steps < 1 or max_steps >= eval_steps:
+        return False
+    log.warning("evaluation skipped: max_steps %d is below eval_steps %d, so no scheduled evaluation falls in the "
+                "run (set --eval_steps %d or less to evaluate)", max_steps, int(eval_steps), max_steps)
+    training_args.eval_strategy = type(training_args.eval_strategy)("no") if not isinstance(
+        training_args.eval_strategy, str) else "no"
+    return True
+
+
 def build_trainer(
     task_args: TaskArguments,
     training_args: Any,
@@ -158,6 +176,7 @@ def build_trainer(
         curriculum = Curriculum.from_config(task_args.curriculum)
     train_dataset = build_train_dataset(task_args, training_args, curriculum=curriculum)
     eval_dataset = None
+    skip_short_run_eval(training_args)
     strategy = str(getattr(training_args, "eval_strategy", "no")).lower().split(".")[-1]
     if strategy != "no":
         eval_dataset = build_eval_sets(task_args) or None

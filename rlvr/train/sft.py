@@ -32,7 +32,12 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from rlvr.models import load_tokenizer, resolve_model
-from rlvr.train.config import CPU_OVERRIDES, TaskArguments, _peek_algorithm, config_classes, has_accelerator
+from rlvr.train.checkpointing import NEW as NEW_CHECKPOINTING
+from rlvr.train.checkpointing import OLD as OLD_CHECKPOINTING
+from rlvr.train.checkpointing import checkpointing_argv, checkpointing_kwargs, recipe_checkpointing
+from rlvr.train.config import (
+    CPU_OVERRIDES, TaskArguments, _peek_algorithm, config_classes, has_accelerator, recipe_mapping,
+)
 from rlvr.train.entry import prepare_argv
 from rlvr.train.runner import train
 from rlvr.train.sft_data import SFTArguments, SFTDatasetStats, build_sft_dataset, sft_mixture, sft_rows, sft_seed
@@ -92,6 +97,8 @@ def make_sft_config(sft_args: SFTArguments, output_dir: str, *, use_cpu: bool, s
         model_init_kwargs={"dtype": "float32"} if use_cpu else None,
     )
     kwargs = {k: v for k, v in kwargs.items() if v is not None}
+    enabled = overrides.pop(OLD_CHECKPOINTING, None)
+    kwargs.update(checkpointing_kwargs(SFTConfig, overrides.pop(NEW_CHECKPOINTING, enabled)))
     kwargs.update(overrides)
     return SFTConfig(**kwargs)
 
@@ -193,6 +200,7 @@ def cold_start(task_args: TaskArguments, sft_args: SFTArguments, training_args: 
         seed=int(getattr(training_args, "seed", 0)),
         merge=True,
         dataset_stats=stats,
+        config_overrides={NEW_CHECKPOINTING: recipe_checkpointing(training_args)},
     )
 
 
@@ -223,7 +231,9 @@ def make_parser(algorithm: str = "grpo", prog: str | None = None) -> Any:
 def parse_sft_recipe(args: Sequence[str] | None = None, *, prog: str | None = None) -> tuple[Any, SFTArguments, Any, Any]:
     """Parse ``--config recipe.yaml`` plus overrides into (task, sft, training, model) arguments."""
     argv = list(sys.argv[1:] if args is None else args)
-    parser = make_parser(_peek_algorithm(argv), prog=prog)
+    algorithm = _peek_algorithm(argv)
+    parser = make_parser(algorithm, prog=prog)
+    argv = checkpointing_argv(argv, config_classes(algorithm)[1], recipe_mapping(argv))
     if not has_accelerator():
         argv += CPU_OVERRIDES
     task_args, sft_args, training_args, model_args = parser.parse_args_and_config(argv)

@@ -45,3 +45,12 @@ def test_smiles_formula_counts_implicit_h_and_charge():
 def test_canonical_smiles_identity():
     assert canonical_smiles("OCC") == canonical_smiles("CCO")
     assert canonical_smiles("C[C@H](N)O") != canonical_smiles("C[C@@H](N)O")
+
+
+def test_formulas_starting_with_a_group_are_formulas():
+    import rlvr
+    from rlvr.chem.species import looks_like_smiles
+
+    assert rlvr.balance(["(NH4)2Cr2O7"], ["Cr2O3", "N2", "H2O"]) == [1, 1, 1, 4]
+    assert not looks_like_smiles("(NH4)2Cr2O7") and not looks_like_smiles("(NH4)2SO4")
+    assert looks_like_smiles("C(C)c1ccccc1") and looks_like_smiles("[Cu](Cl)Cl")

@@ -124,7 +124,7 @@ def test_grpo_runs_the_tool_environment_for_two_steps(tmp_path, one_thread):
 
     args = GRPOConfig(
         output_dir=str(tmp_path / "out"), max_steps=2, per_device_train_batch_size=4, num_generations=2,
-        max_completion_length=128, temperature=0.3, learning_rate=1e-5, beta=0.0, logging_steps=1,
+        max_completion_length=256, temperature=0.3, learning_rate=1e-5, beta=0.0, logging_steps=1,
         save_strategy="no", report_to="none", use_cpu=True, bf16=False, fp16=False, seed=0,
         max_tool_calling_iterations=2, gradient_checkpointing=False,
     )
@@ -141,7 +141,6 @@ def test_grpo_runs_the_tool_environment_for_two_steps(tmp_path, one_thread):
     episodes = [env.episode for env in created if env.episode is not None]
     assert episodes and all(e.turn >= 1 for e in episodes)  # every rollout called submit_answer
     by_task = {e.task.id: e for e in episodes}
-    print("DEBUG", logs, [(e.task.id, e.turn, e.total) for e in episodes])
     assert by_task[right.id].solved and by_task[right.id].total == 1.0
     assert not by_task[wrong.id].solved and by_task[wrong.id].total == 0.0
     assert by_task[wrong.id].turn == 2  # the wrong answer got feedback and was submitted again

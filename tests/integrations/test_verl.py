@@ -7,6 +7,7 @@ right-padded). The reward function is loaded from its file by verl's ``get_custo
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,10 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from omegaconf import OmegaConf  # noqa: E402
 
+import rlvr  # noqa: E402
 import rlvr.rewards.verl as rlvr_verl  # noqa: E402
 from rlvr.cli import main as rlvr_main  # noqa: E402
+from rlvr.export import verl_row  # noqa: E402
 from rlvr.task import Task  # noqa: E402
 
 GROUP = 3  # responses per prompt: right, wrong, unreadable (see mixed_answers)
@@ -143,3 +146,31 @@ def test_legacy_batch_reward_manager_with_reward_kwargs(rollout, tokenizer, toke
 def test_compute_score_batch_rejects_ragged_batches():
     with pytest.raises(ValueError, match="2 responses"):
         rlvr_verl.compute_score_batch(np.array(["stoich.t2"]), ["a", "b"], ["{}", "{}"])
+
+
+def _recipe_overrides() -> dict[str, str]:
+    """The hydra overrides `recipes/verl/grpo.sh` passes to verl.trainer.main_ppo."""
+    script = (Path(__file__).resolve().parents[2] / "recipes" / "verl" / "grpo.sh").read_text()
+    command = script[script.index("verl.trainer.main_ppo"):]
+    pairs = re.findall(r"^\s+([\w.+]+)=(\S+?)\s*(?:\\|\"\$@\")?$", command, flags=re.M)
+    return {key: value.strip("'\"") for key, value in pairs}
+
+
+def test_grpo_recipe_overrides_exist_and_load_rlvr_reward(tokenizer_dir):
+    overrides = _recipe_overrides()
+    assert overrides["reward.custom_reward_function.name"] == "compute_score"
+    config = _trainer_config(tokenizer_dir)
+    for key in overrides:  # a misspelled key would make hydra refuse to start
+        *parents, leaf = key.split(".")
+        node = config
+        for part in parents:
+            node = node[part]
+        assert leaf in node.keys(), f"recipes/verl/grpo.sh: {key} is not a verl 0.9 config key"
+    from verl.trainer.ppo.reward import get_custom_reward_fn
+
+    config.reward.custom_reward_function.name = overrides["reward.custom_reward_function.name"]
+    fn = get_custom_reward_fn(config)
+    task = rlvr.generate("stoich.t2", "train", 0, 0)
+    row = verl_row(task, 0)
+    assert fn(data_source=row["data_source"], solution_str=rlvr.oracle_completion(task),
+              ground_truth=row["reward_model"]["ground_truth"], extra_info=row["extra_info"])["score"] == 1.0

@@ -75,10 +75,16 @@ def _template_description(base: str) -> str:
     return text[len("reactive sites for "):] if text.startswith("reactive sites for ") else text
 
 
-def describe(key: str) -> tuple[str, str]:
+def describe(key: str, convention: str = "rlvr") -> tuple[str, str]:
     """``(phrase, style)`` naming what ``key`` asks for; style ``count`` reads "the number of <phrase>",
-    ``quantity`` reads "the <phrase>", ``index`` phrases name atoms."""
+    ``quantity`` reads "the <phrase>", ``index`` phrases name atoms. Under ``convention="moleculariq"``
+    a functional-group ``_count`` counts the atoms of the group's matches (the benchmark's meaning)."""
+    if key.startswith("functional_group_") and key.endswith("_nbrInstances"):
+        return key[len("functional_group_"):-len("_nbrInstances")].replace("_", " ") + " groups", "count"
     base, kind = _strip_kind(key)
+    if convention == "moleculariq" and kind == "count" and base.startswith("functional_group_") \
+            and key.endswith("_count"):
+        return f"atoms in {base[len('functional_group_'):].replace('_', ' ')} groups", "count"
     if key.endswith("_success") and base.startswith(TEMPLATE_PREFIX):
         desc = _template_description(key[: -len("_success")])
         return f"outcome of the {desc} (1 if it yields a product, else 0)", "quantity"
@@ -106,9 +112,9 @@ def describe(key: str) -> tuple[str, str]:
     return (phrase, "index") if kind == "index" else (phrase, "count")
 
 
-def the_phrase(key: str) -> str:
+def the_phrase(key: str, convention: str = "rlvr") -> str:
     """``"the number of carbon atoms"``, ``"the molecular formula ..."``, ``"the carbon atoms"`` for a key."""
-    phrase, style = describe(key)
+    phrase, style = describe(key, convention)
     if style == "count":
         return f"the number of {phrase}"
     return f"the {phrase}"

@@ -9,6 +9,7 @@ from rlvr.checkers.molecules import REWARD_MODES, check, oracle
 from rlvr.families.molecules.baselines import copy_molecule, copy_prompt
 from rlvr.families.molecules.feedback import features_feedback, generation_feedback
 from rlvr.families.molecules.report import LAYOUT
+from rlvr.generators.molecules.questions import load_questions
 from rlvr.generators.molecules.splits import SPLITS
 from rlvr.generators.molecules.tasks import MolTaskConfig, generate_task
 from rlvr.registry import FamilyGroup, FamilySpec, SuiteEntry
@@ -35,6 +36,14 @@ def generate_gen(config: MolTaskConfig, split: str, seed: int, index: int) -> Ta
     return generate_task("gen", "mol.gen", config, split, seed, index)
 
 
+def import_questions(path: str) -> list[Task]:
+    """The MolecularIQ benchmark's published questions in ``path`` as tasks scored the benchmark's way."""
+    tasks, _ = load_questions(path, families={"count": "mol.count", "index": "mol.index", "gen": "mol.gen"})
+    if not tasks:
+        raise ValueError(f"{path}: no MolecularIQ question")
+    return tasks
+
+
 GROUP = FamilyGroup(
     name="molecules",
     title="Molecular structure",
@@ -44,6 +53,7 @@ GROUP = FamilyGroup(
     suite_description="MolecularIQ count/index/generation x easy/hard x load 1/2/3/5",
     env_id="rlvr/MolecularIQ-v0",
     default_family="mol.count",
+    import_tasks=import_questions,
 )
 
 _COMMON = dict(config_cls=MolTaskConfig, check=check, oracle=oracle, splits=SPLITS, group=GROUP,

@@ -99,19 +99,20 @@ def _listing(phrases: Sequence[str]) -> str:
     return ", ".join(phrases[:-1]) + " and " + phrases[-1]
 
 
-def count_question(smiles: str, keys: Sequence[str], rng: random.Random, n_phrasings: int | None = None) -> tuple[str, str]:
+def count_question(smiles: str, keys: Sequence[str], rng: random.Random, n_phrasings: int | None = None,
+                   convention: str = "rlvr") -> tuple[str, str]:
     """``(question, template id)`` for a count task on ``keys``."""
     if len(keys) == 1:
         key = keys[0]
-        phrase, style = describe(key)
+        phrase, style = describe(key, convention)
         if style == "count" and rng.random() < 0.4:
             i, tpl = _choose(SINGLE_COUNT_HOW_MANY, rng, n_phrasings)
             return tpl.format(phrase=phrase, smiles=smiles, keys=key_list(keys)), f"single_count_how_many/{i}"
         i, tpl = _choose(SINGLE_COUNT, rng, n_phrasings)
-        return tpl.format(what=the_phrase(key), smiles=smiles, keys=key_list(keys)), f"single_count/{i}"
+        return tpl.format(what=the_phrase(key, convention), smiles=smiles, keys=key_list(keys)), f"single_count/{i}"
     i, tpl = _choose(MULTI_COUNT, rng, n_phrasings)
-    bullets = "\n".join(f"- {the_phrase(k)} (`{k}`)" for k in keys)
-    listing = _listing([f"{the_phrase(k)} (`{k}`)" for k in keys])
+    bullets = "\n".join(f"- {the_phrase(k, convention)} (`{k}`)" for k in keys)
+    listing = _listing([f"{the_phrase(k, convention)} (`{k}`)" for k in keys])
     return tpl.format(smiles=smiles, bullets=bullets, listing=listing, keys=key_list(keys)), f"multi_count/{i}"
 
 
@@ -133,10 +134,10 @@ def index_question(smiles: str, keys: Sequence[str], rng: random.Random, n_phras
 _OP_WORDS = {"==": "exactly", ">=": "at least", "<=": "at most", ">": "more than", "<": "fewer than"}
 
 
-def constraint_phrase(c: dict[str, Any]) -> str:
+def constraint_phrase(c: dict[str, Any], convention: str = "rlvr") -> str:
     """``"exactly 5 carbon atoms (`carbon_atom_count`)"``, ``"the molecular formula C9H8O4 (...)"``..."""
     key, op, value = c["key"], c["op"], c["value"]
-    phrase, style = describe(key)
+    phrase, style = describe(key, convention)
     if isinstance(value, str):
         if key.endswith("murcko_scaffold_value"):
             text = f"the Bemis-Murcko scaffold {value}" if value else "no Bemis-Murcko scaffold (no rings)"
@@ -152,9 +153,10 @@ def constraint_phrase(c: dict[str, Any]) -> str:
     return f"{text} (`{key}`)"
 
 
-def generation_question(constraints: Sequence[dict[str, Any]], rng: random.Random, n_phrasings: int | None = None) -> tuple[str, str]:
+def generation_question(constraints: Sequence[dict[str, Any]], rng: random.Random, n_phrasings: int | None = None,
+                        convention: str = "rlvr") -> tuple[str, str]:
     """``(question, template id)`` for a constrained-generation task."""
-    phrases = [constraint_phrase(c) for c in constraints]
+    phrases = [constraint_phrase(c, convention) for c in constraints]
     i, tpl = _choose(GENERATION, rng, n_phrasings)
     bullets = "\n" + "\n".join(f"- {p}" for p in phrases)
     text = tpl.format(constraints=_listing(phrases), constraints_bullets=bullets)

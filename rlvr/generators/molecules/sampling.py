@@ -31,7 +31,7 @@ from rdkit import rdBase
 import rlvr.chem.molecules as chem_molecules
 from rlvr.chem.molecules.features import FeatureError, molecule_features
 from rlvr.generators.molecules.splits import SplitPool
-from rlvr.paths import cache_dir
+from rlvr.paths import cache_file
 from rlvr.rng import stable_hash
 
 #: molecules of the train split used to estimate value frequencies
@@ -76,7 +76,7 @@ def _solver_fingerprint() -> str:
 @lru_cache(maxsize=8)
 def _freqs_cached(pool: SplitPool, keys: tuple[str, ...], n: int) -> dict[str, dict[str, float]]:
     tag = format(stable_hash("mol-freq", _STATS_VERSION, pool.key, n, _solver_fingerprint(), *keys), "016x")
-    path = cache_dir("molecules") / f"freq-{tag}.json.gz"
+    path = cache_file("molecules", f"freq-{tag}.json.gz")
     if pool.key and path.exists():
         try:
             with gzip.open(path, "rt", encoding="utf-8") as fh:

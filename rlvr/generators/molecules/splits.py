@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 import os
 import time
 from dataclasses import asdict, dataclass, field
@@ -42,8 +43,11 @@ from rlvr.generators.molecules.pools import (
     rows_from_dataset,
     rows_hash,
 )
-from rlvr.paths import cache_dir
+from rlvr.paths import cache_file
+from rlvr.progress import progress
 from rlvr.rng import stable_hash, unit_interval
+
+log = logging.getLogger(__name__)
 
 SPLITS: tuple[str, ...] = ("train", "easy", "hard")
 _FORMAT_VERSION = 1
@@ -137,13 +141,13 @@ def build_split_pool(
     """Filter, cluster and split raw SMILES rows (no caching; see :func:`load_split_pool`)."""
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    kept, report = filter_rows(rows, flt, source=source)
+    kept, report = filter_rows(progress(rows, "molecule pool: parsing", unit="mol"), flt, source=source)
     timings["filter_s"] = time.perf_counter() - t0
     smiles = [s for s, _ in kept]
     mols = [m for _, m in kept]
 
     t = time.perf_counter()
-    bertz = [round(bertz_ct(m), 3) for m in mols]
+    bertz = [round(bertz_ct(m), 3) for m in progress(mols, "molecule pool: complexity", unit="mol")]
     timings["bertz_s"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -256,11 +260,12 @@ def split_pool_from_rows(
 ) -> SplitPool:
     """Build (or load from the disk cache) the split pool of raw rows."""
     key = _cache_key(rows_hash(rows), flt, params)
-    path = cache_dir("molecules") / f"pool-{key}.json.gz"
+    path = cache_file("molecules", f"pool-{key}.json.gz")
     if use_cache and path.exists():
         pool = _load(path)
         if pool is not None:
             return pool
+    log.warning("building the %s molecule pool (once per machine) ...", source.split("(")[0])
     pool = build_split_pool(rows, source=source, flt=flt, params=params, cache_key=key)
     if use_cache:
         _save(pool, path)

@@ -262,8 +262,10 @@ def _answer_task(kind: str, family: str, config: MolTaskConfig, split: str, seed
         if len(keys) < config.load:
             last_error = ValueError(f"only {len(keys)} candidate keys for load {config.load}")
             continue
-        build = prompts.count_question if kind == "count" else prompts.index_question
-        question, template = build(shown, keys, rng, config.n_phrasings)
+        if kind == "count":
+            question, template = prompts.count_question(shown, keys, rng, config.n_phrasings, config.convention)
+        else:
+            question, template = prompts.index_question(shown, keys, rng, config.n_phrasings)
         meta = _base_meta(config, split, seed, index, kind, keys, pool, mol)
         meta.update({"smiles": shown, "presentation": presentation.to_dict(), "template": template,
                      "zero_keys": [k for k in keys if is_zero(values[k])]})
@@ -337,7 +339,7 @@ def _gen_task(family: str, config: MolTaskConfig, split: str, seed: int, index: 
         for c in constraints:  # the reference molecule satisfies every constraint by construction
             if not constraint_satisfied(values[c["key"]], c["op"], c["value"], c["key"]):
                 raise AssertionError(f"constraint {c} not satisfied by its reference {reference}")
-        question, template = prompts.generation_question(constraints, rng, config.n_phrasings)
+        question, template = prompts.generation_question(constraints, rng, config.n_phrasings, config.convention)
         meta = _base_meta(config, split, seed, index, "gen", keys, pool, mol)
         meta.update({"smiles": None, "reference_smiles": reference, "presentation": None, "template": template,
                      "zero_keys": [k for k in keys if is_zero(values[k])]})

@@ -13,15 +13,14 @@ from rlvr.chem.formula import formula_weight, parse_formula
 from rlvr.chem.smiles import smiles_formula, stable_smiles
 from rlvr.generators.stoich.classic import CLASSIC_VERSION, SMILES, all_equations
 from rlvr.generators.stoich.corpus_model import Corpus, SpeciesTable
-from rlvr.generators.stoich.molecule_pool import load_molecule_pool
+from rlvr.generators.stoich.molecule_pool import molecule_pool_key
 from rlvr.generators.stoich.reaction import Reaction, reaction_key
 from rlvr.generators.stoich.rebalance import whitelist_formulas
 
 
 def inputs_fingerprint() -> str:
-    """Hash of the skeleton lists (cache key of the classic corpus)."""
-    pool_digest = hashlib.sha256("\n".join(load_molecule_pool()).encode()).hexdigest()
-    text = json.dumps([repr(e) for e in all_equations(pool_limit=0)] + [sorted(SMILES.items()), pool_digest])
+    """Hash of the skeleton lists and of the molecule pool's inputs (cache key of the classic corpus)."""
+    text = json.dumps([repr(e) for e in all_equations(pool_limit=0)] + [sorted(SMILES.items()), molecule_pool_key()])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -26,7 +26,7 @@ from rlvr.generators.stoich.loaders import load_user_corpus
 from rlvr.generators.stoich.rebalance import whitelist_smiles
 from rlvr.generators.stoich.template_build import build_embedded
 from rlvr.generators.stoich.templates import TEMPLATES
-from rlvr.paths import cache_dir
+from rlvr.paths import cache_file
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ SMALL_PARAMS = {"molecule_limit": 2500, "cap_scale": 0.12}
 
 def corpus_path(name: str, key: str) -> Path:
     """Where the corpus ``name`` built from inputs hashed to ``key`` is cached."""
-    return cache_dir("stoich") / f"{name}-v{CORPUS_VERSION}-{key}.json.gz"
+    return cache_file("stoich", f"{name}-v{CORPUS_VERSION}-{key}.json.gz")
 
 
 def _cached(name: str, key: str, build, rebuild: bool = False) -> Corpus:

@@ -15,10 +15,16 @@ Two formats:
   the net change ``tgt - src`` (negative: reactants, positive: products, unchanged molecules present
   on both sides: reagents), reduced by the gcd.
 
-Every reaction is then checked for element and charge balance; unbalanced ones are rebalanced as
-in ChemAlgebra section 3.1 (:mod:`rlvr.generators.stoich.rebalance`) or, failing that (option
+Every reaction is then checked for element and charge balance. Before an unbalanced reaction-SMILES
+record is rebalanced, the species of its reactant field are sorted (option ``roles``, default
+``auto``; :mod:`rlvr.chem.roles`): those contributing no atom to a product (solvents, catalysts,
+bases, most reagents) move to the reagents and are never consumed or produced by the rebalancing;
+``roles="given"`` keeps the fields as written (the ChemAlgebra reading of ``reactants>reagents>
+products``; the reagent field is never touched). H2 listed as a reactant stays a reactant. The
+reaction is then rebalanced as in ChemAlgebra section 3.1 (:mod:`rlvr.generators.stoich.rebalance`;
+water and a reducing agent in the mixture may be consumed) or, failing that (option
 ``solve_coefficients``), by solving for integer coefficients of the given species when the solution
-is unique; otherwise they are dropped and the reason is counted. Bad lines (invalid SMILES or
+is unique; otherwise it is dropped and the reason is counted. Bad lines (invalid SMILES or
 formulas, empty sides, malformed fields) are skipped and counted; a load never aborts on data.
 """
 from __future__ import annotations
@@ -31,16 +37,21 @@ from pathlib import Path
 from typing import Any, Iterable, TextIO
 
 from rlvr.chem.balance import balance_formulas, side_total
+from rlvr.chem.roles import MAPPERS, RoleAssignment, assign_roles_many, rxnmapper_available
 from rlvr.chem.formula import formula_weight
 from rlvr.chem.linalg import nullity
 from rlvr.chem.notation import format_bag
 from rlvr.generators.stoich.corpus_model import Corpus, SpeciesTable
 from rlvr.generators.stoich.reaction import Reaction, key_formula, reaction_key
 from rlvr.generators.stoich.reaction_readers import LoadStats, RawReaction, iter_reaction_smiles, iter_src_tgt
+from rlvr.generators.stoich.completion_checks import has_reductant
 from rlvr.generators.stoich.rebalance import DROP_REASONS, rebalance, rebalance_formulas, whitelist_formulas, whitelist_smiles
 from rlvr.paths import cache_dir
 
-LOADER_VERSION = "1"
+LOADER_VERSION = "2"
+#: how the reactant field of reaction-SMILES records is sorted (``given``: as written)
+ROLE_MODES = (*MAPPERS, "given")
+_HYDROGEN = "[H][H]"
 
 
 @dataclass
@@ -77,9 +88,49 @@ def normalize_roles(raw: RawReaction) -> RawReaction:
     return RawReaction(r, g, p, raw.encoding, raw.meta, raw.rclass)
 
 
-def balance_raw(raw: RawReaction, stats: LoadStats, *, solve_coefficients: bool = True) -> BalancedReaction | None:
-    """Check, rebalance or drop one reaction (counting the outcome in ``stats``)."""
+def apply_roles(raw: RawReaction, roles: RoleAssignment) -> RawReaction:
+    """``raw`` with the species of its reactant field that contribute no atom to a product moved to
+    the reagents (H2 stays a reactant: its atoms end up in the product)."""
+    move = {k for k in roles.spectators if k in raw.reactants and k != _HYDROGEN}
+    if not move:
+        return raw
+    reactants = {k: v for k, v in raw.reactants.items() if k not in move}
+    reagents = dict(raw.reagents)
+    for k in move:
+        reagents.setdefault(k, 1)
+    meta = {**raw.meta, "roles": roles.method, "moved_to_reagents": sorted(move)}
+    return RawReaction(reactants, reagents, dict(raw.products), raw.encoding, meta, raw.rclass)
+
+
+def _mixture_helpers(raw: RawReaction) -> tuple[bool, bool]:
+    """Whether water, and a reducing agent, are in the reaction mixture (reactants or reagents)."""
+    mixture = set(raw.reactants) | set(raw.reagents)
+    if raw.encoding == "formula":
+        return "H2O" in mixture, "H2" in mixture
+    return "O" in mixture, has_reductant(mixture)
+
+
+def is_balanced(raw: RawReaction) -> bool:
+    """Whether a (role-normalised) record conserves elements and charge as written."""
+    try:
+        left = side_total((key_formula(k, raw.encoding), v) for k, v in raw.reactants.items())
+        right = side_total((key_formula(k, raw.encoding), v) for k, v in raw.products.items())
+    except ValueError:
+        return False
+    return left == right
+
+
+def balance_raw(raw: RawReaction, stats: LoadStats, *, solve_coefficients: bool = True,
+                roles: RoleAssignment | None = None) -> BalancedReaction | None:
+    """Check, rebalance or drop one reaction (counting the outcome in ``stats``); ``roles`` sorts its
+    reactant field first (:func:`apply_roles`)."""
     raw = normalize_roles(raw)
+    water_listed, reductant_listed = _mixture_helpers(raw)
+    if roles is not None:
+        moved = apply_roles(raw, roles)
+        if moved is not raw:
+            stats.roles[roles.method] += 1
+        raw = moved
     enc = raw.encoding
     if not raw.reactants or not raw.products:
         stats.dropped["empty_side"] += 1
@@ -94,21 +145,34 @@ def balance_raw(raw: RawReaction, stats: LoadStats, *, solve_coefficients: bool 
     if side_total(left) == side_total(right):
         stats.balanced += 1
         return _finish(raw, raw.reactants, raw.products, small, "balanced")
-    result = rebalance_formulas(left, right) if enc == "formula" else rebalance(left, right)
+    bare = len(raw.reactants) == 1 and not raw.reagents  # one reactant, nothing else: a dehydrogenation may give off H2
+    if enc == "formula":
+        result = rebalance_formulas(left, right, water_listed=water_listed, reductant_listed=reductant_listed,
+                                    dehydrogenation=bare)
+    else:
+        result = rebalance(left, right, water_listed=water_listed, reductant_listed=reductant_listed,
+                           dehydrogenation=bare, reactant_smiles=list(raw.reactants), product_smiles=list(raw.products))
     if result.status == "rebalanced":
         reactants = dict(raw.reactants)
         products = dict(raw.products)
+        reagents = dict(raw.reagents)
         clash = False
         for key, n in result.add_reactants:
-            clash |= key in products or key in raw.reagents
+            clash |= key in products
             reactants[key] = reactants.get(key, 0) + n
+            reagents.pop(key, None)  # water or H2 of the mixture, now consumed
         for key, n in result.add_products:
-            clash |= key in reactants or key in raw.reagents
+            clash |= key in reactants
             products[key] = products.get(key, 0) + n
+            reagents.pop(key, None)
         if not clash:
             stats.rebalanced += 1
             added = tuple(k for k, _ in result.add_products)
-            return _finish(raw, reactants, products, small, "rebalanced", added)
+            meta = dict(raw.meta)
+            if "moved_to_reagents" in meta:  # water or H2 of the mixture consumed: a reactant after all
+                meta["moved_to_reagents"] = [k for k in meta["moved_to_reagents"] if k not in reactants]
+            done = RawReaction(raw.reactants, reagents, raw.products, raw.encoding, meta, raw.rclass)
+            return _finish(done, reactants, products, small, "rebalanced", added)
         reason = "added_species_clash"
     else:
         reason = result.reason
@@ -175,39 +239,57 @@ def resolve_spec(spec: str) -> tuple[str, Path, Path | None]:
     return "reaction-smiles", path, None
 
 
-def load_reactions(spec: str, *, solve_coefficients: bool = True) -> tuple[list[BalancedReaction], LoadStats]:
-    """Load, normalise and balance every reaction of a user file; returns kept reactions and statistics."""
+def _assign(raws: list[RawReaction], roles: str) -> dict[int, RoleAssignment]:
+    """Roles of the reaction-SMILES records that do not balance as written (batched for rxnmapper)."""
+    if roles == "given":
+        return {}
+    todo = [i for i, r in enumerate(raws) if r.encoding == "smiles" and not is_balanced(normalize_roles(r))]
+    pairs = [(list(normalize_roles(raws[i]).reactants), list(raws[i].products)) for i in todo]
+    return dict(zip(todo, assign_roles_many(pairs, roles)))
+
+
+def load_reactions(spec: str, *, solve_coefficients: bool = True, roles: str = "auto") -> tuple[list[BalancedReaction], LoadStats]:
+    """Load, normalise and balance every reaction of a user file; returns kept reactions and statistics.
+
+    ``roles`` (reaction SMILES only): ``auto`` (rxnmapper when installed, else the heuristic),
+    ``rxnmapper``, ``heuristic`` or ``given`` (the fields as written); see :mod:`rlvr.chem.roles`.
+    """
+    if roles not in ROLE_MODES:
+        raise ValueError(f"unknown roles mode {roles!r}; use one of {', '.join(ROLE_MODES)}")
     fmt, path, tgt = resolve_spec(spec)
     stats = LoadStats(source=str(path))
-    raws = iter_src_tgt(path, tgt, stats) if fmt == "src-tgt" else iter_reaction_smiles(path, stats)
+    raws = list(iter_src_tgt(path, tgt, stats) if fmt == "src-tgt" else iter_reaction_smiles(path, stats))
+    assigned = _assign(raws, roles) if fmt == "reaction-smiles" else {}
     kept: list[BalancedReaction] = []
-    for raw in raws:
-        balanced = balance_raw(raw, stats, solve_coefficients=solve_coefficients)
+    for i, raw in enumerate(raws):
+        balanced = balance_raw(raw, stats, solve_coefficients=solve_coefficients, roles=assigned.get(i))
         if balanced is not None:
             kept.append(balanced)
     return kept, stats
 
 
-def _user_cache_key(fmt: str, path: Path, tgt: Path | None, solve_coefficients: bool) -> str:
+def _user_cache_key(fmt: str, path: Path, tgt: Path | None, solve_coefficients: bool, roles: str = "auto") -> str:
     h = hashlib.sha256()
     for p in (path, tgt):
         if p is not None:
             h.update(p.read_bytes())
-    h.update(json.dumps([LOADER_VERSION, fmt, solve_coefficients]).encode())
+    mapper = roles if roles != "auto" else ("rxnmapper" if rxnmapper_available() else "heuristic")
+    h.update(json.dumps([LOADER_VERSION, fmt, solve_coefficients, mapper]).encode())
     return h.hexdigest()[:16]
 
 
-def load_user_corpus(spec: str, *, solve_coefficients: bool = True, use_cache: bool = True) -> Corpus:
+def load_user_corpus(spec: str, *, solve_coefficients: bool = True, use_cache: bool = True,
+                     roles: str = "auto") -> Corpus:
     """A :class:`~rlvr.generators.stoich.corpus_model.Corpus` from a user file (cached by content hash)."""
     fmt, path, tgt = resolve_spec(spec)
-    key = _user_cache_key(fmt, path, tgt, solve_coefficients)
+    key = _user_cache_key(fmt, path, tgt, solve_coefficients, roles)
     cache_path = cache_dir("stoich", "user") / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', path.name)}-{key}.json.gz"
     if use_cache and cache_path.exists():
         try:
             return Corpus.load(cache_path)
         except (OSError, ValueError, KeyError, EOFError, json.JSONDecodeError):
             pass
-    kept, stats = load_reactions(spec, solve_coefficients=solve_coefficients)
+    kept, stats = load_reactions(spec, solve_coefficients=solve_coefficients, roles=roles)
     table = SpeciesTable()
     reactions: list[Reaction] = []
     seen: set[str] = set()
@@ -247,6 +329,7 @@ def write_reactions(reactions: Iterable[BalancedReaction], fh: TextIO) -> int:
 
 
 __all__ = [
-    "BalancedReaction", "DROP_REASONS", "LoadStats", "RawReaction", "balance_raw", "iter_reaction_smiles",
+    "BalancedReaction", "DROP_REASONS", "LoadStats", "ROLE_MODES", "RawReaction", "apply_roles", "balance_raw",
+    "is_balanced", "iter_reaction_smiles",
     "iter_src_tgt", "load_reactions", "load_user_corpus", "normalize_roles", "resolve_spec", "write_reactions",
 ]

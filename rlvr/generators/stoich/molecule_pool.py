@@ -14,6 +14,7 @@ from rdkit import Chem, rdBase
 from rlvr.chem.rdkit_data import files_digest, molecule_smiles
 from rlvr.generators.stoich.corpus_model import CORPUS_VERSION
 from rlvr.paths import cache_dir
+from rlvr.progress import progress
 from rlvr.rng import stable_hash
 
 ORGANIC_ELEMENTS = frozenset({"C", "H", "N", "O", "S", "P", "F", "Cl", "Br", "I", "B", "Si"})
@@ -36,6 +37,12 @@ def _accept_molecule(mol: Chem.Mol | None) -> bool:
     return True
 
 
+def molecule_pool_key() -> str:
+    """Hash of everything the molecule pool depends on (its cache key; cheap: no molecule is parsed)."""
+    return hashlib.sha256(json.dumps([CORPUS_VERSION, rdBase.rdkitVersion, MIN_HEAVY_ATOMS, MAX_HEAVY_ATOMS,
+                                      sorted(ORGANIC_ELEMENTS), files_digest()]).encode()).hexdigest()[:16]
+
+
 @lru_cache(maxsize=4)
 def load_molecule_pool(limit: int | None = None) -> tuple[str, ...]:
     """Canonical SMILES of the accepted RDKit-wheel molecules (single fragment, neutral, organic
@@ -43,9 +50,7 @@ def load_molecule_pool(limit: int | None = None) -> tuple[str, ...]:
 
     The full pool is cached on disk next to the corpora (keyed by the files' digests and RDKit version).
     """
-    key = hashlib.sha256(json.dumps([CORPUS_VERSION, rdBase.rdkitVersion, MIN_HEAVY_ATOMS, MAX_HEAVY_ATOMS,
-                                     sorted(ORGANIC_ELEMENTS), files_digest()])
-                         .encode()).hexdigest()[:16]
+    key = molecule_pool_key()
     path = cache_dir("stoich") / f"pool-v{CORPUS_VERSION}-{key}.txt"
     pool: list[str] | None = None
     if path.exists():
@@ -64,7 +69,7 @@ def load_molecule_pool(limit: int | None = None) -> tuple[str, ...]:
 
 def _scan_molecule_files() -> list[str]:
     found: set[str] = set()
-    for smi in molecule_smiles():
+    for smi in progress(molecule_smiles(), "reaction corpus: scanning molecules", unit="mol"):
         mol = Chem.MolFromSmiles(smi)
         if not _accept_molecule(mol):
             continue

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from rlvr.chem.notation import format_bag, format_plain
+from rlvr.generators.stoich.conventional import display_formula
 
 SYSTEM_PROMPTS: tuple[str, ...] = (
     "You are a careful chemist. Reason about conservation of atoms and charge, then write only the final "
@@ -22,6 +23,10 @@ NOTATION: dict[str, str] = {
     "smiles": "Molecules are written as SMILES strings (hydrogen atoms are implicit; ions carry their charge inside "
               "brackets, e.g. [Na+] or [O-]).",
 }
+#: the formula notation when inorganic species are shown in their conventional spelling (balancing tasks)
+CONVENTIONAL_NOTATION = ("Molecules are written as molecular formulas: organic molecules in Hill order (carbon first, "
+                         "then hydrogen, then the other elements alphabetically), inorganic species in their usual "
+                         "notation (HBr, NaOH, Ca(OH)2); an ion carries its charge at the end, e.g. Fe+2 or SO4-2.")
 BAG_NOTATION = ("A bag of molecules is written as {k}X.{k}Y: each molecule is preceded by its count in braces and the "
                 "molecules are separated by dots.")
 EQUATION_NOTATION = "In a reaction, '>>' separates the left side from the right side."
@@ -103,10 +108,19 @@ def products_prompt(
 
 
 def balance_prompt(reactants: Sequence[str], products: Sequence[str], encoding: str, phrasing: int) -> list[dict[str, str]]:
-    """Prompt of a balancing task (species in question order, no coefficients)."""
+    """Prompt of a balancing task (species in question order, no coefficients).
+
+    In the formula encoding, inorganic species are shown in their conventional spelling (HBr, not
+    BrH; :func:`~rlvr.generators.stoich.conventional.display_formula`); the checker reads either.
+    """
     p = phrasing % N_PHRASINGS
+    notation = NOTATION[encoding]
+    if encoding == "formula":
+        shown_r, shown_p = [display_formula(s) for s in reactants], [display_formula(s) for s in products]
+        if [*shown_r, *shown_p] != [*reactants, *products]:
+            reactants, products, notation = shown_r, shown_p, CONVENTIONAL_NOTATION
     equation = " + ".join(reactants) + " -> " + " + ".join(products)
-    user = (f"{_BALANCE_INTROS[p]}\n\n{equation}\n\n{NOTATION[encoding]} Species are separated by ' + '.\n\n"
+    user = (f"{_BALANCE_INTROS[p]}\n\n{equation}\n\n{notation} Species are separated by ' + '.\n\n"
             f"{_BALANCE_ANSWER}")
     return _messages(SYSTEM_PROMPTS[p], user)
 

@@ -42,6 +42,8 @@ class LoadStats:
     dropped: Counter = field(default_factory=Counter)
     bad_lines: Counter = field(default_factory=Counter)
     duplicates: int = 0
+    #: reactions whose reactant field had species moved to the reagents, by role method
+    roles: Counter = field(default_factory=Counter)
 
     @property
     def kept(self) -> int:
@@ -58,6 +60,7 @@ class LoadStats:
             "duplicates": self.duplicates,
             "dropped": dict(sorted(self.dropped.items())),
             "bad_lines": dict(sorted(self.bad_lines.items())),
+            "roles": dict(sorted(self.roles.items())),
         }
 
     def table(self) -> str:
@@ -70,6 +73,9 @@ class LoadStats:
         row = (f"{name:24s} {self.total:8d} {pct(self.balanced):>16s} {pct(self.rebalanced):>18s} "
                f"{pct(self.kept):>16s} {pct(sum(self.dropped.values())):>16s}")
         lines = [head, row]
+        if self.roles:
+            lines.append(f"  reactant fields with non-contributing species moved to the reagents: {sum(self.roles.values())} ("
+                         + ", ".join(f"{k} {v}" for k, v in sorted(self.roles.items())) + ")")
         if self.rebalanced_by_coefficients:
             lines.append(f"  rebalanced by solving coefficients: {self.rebalanced_by_coefficients}")
         if self.dropped:

@@ -2,17 +2,44 @@
 
 Patent reactions usually record only the main product. When the atoms (and charge) missing on
 one side decompose *uniquely* into a whitelist of small molecules (water, hydrogen halides,
-ammonia, CO2, N2, H2, simple salts, small alcohols and acids, ...), those molecules are added to
-that side; otherwise the reaction is dropped and the reason is counted:
+ammonia, CO2, N2, H2, simple salts, halide and hydroxide anions, small alcohols and acids, ...),
+those molecules are added to that side; otherwise the reaction is dropped and the reason is
+counted:
 
 - ``mixed_difference``: atoms are missing on both sides (no one-sided completion exists);
-- ``charge_difference``: the net charge differs (the whitelist is neutral);
+- ``charge_difference``: only the net charge differs, or the difference carries a positive charge
+  (the whitelist's only ions are anions);
 - ``no_decomposition``: no combination of whitelist molecules matches the difference;
 - ``ambiguous``: more than one combination matches;
 - ``too_large``: the difference has more atoms than :data:`MAX_DIFFERENCE_ATOMS`;
-- ``search_limit``: the bounded search gave up (never seen in practice).
+- ``search_limit``: the bounded search gave up (never seen in practice);
+- ``hydrogen_evolution``: the completion would give off H2 although the record is not a bare
+  dehydrogenation (one reactant, nothing else listed; ``dehydrogenation=True``). Oxidations and
+  oxidative couplings record their oxidant as a reagent (PCC, Dess-Martin periodinane, a Swern
+  mixture, an oxidative bromination with HBr), and the hydrogen never leaves as H2. Consuming H2
+  (the usual formal record of a reduction with a hydride or a hydrogenation) stays allowed;
+- ``implausible_byproduct``: (reaction SMILES only) every completion adds an organic molecule
+  whose carbon skeleton occurs in no molecule on the side it comes from, such as ethanol from a
+  dimethyl acetal or isobutylene from THF.
 
-The search is exact and bounded (non-negative integer combinations, depth-first with pruning).
+Water present in the reaction mixture (``water_listed``) may take part: when the difference does
+not decompose, it is retried with one or two water molecules consumed on the other side, so an
+ester hydrolysis recorded as ``ester>>acid`` in aqueous base becomes ``ester + H2O -> acid +
+MeOH``, a Suzuki coupling ``ArB(OH)2 + ArBr + H2O -> Ar-Ar + B(OH)3 + HBr`` and an oxazolidinone
+hydrolysis ``+ H2O -> amino alcohol + CO2``. When a reducing agent is recorded
+(``reductant_listed``: H2, a borohydride or other B/Al/Si/Sn hydride, formate, hydrazine, Fe, Zn,
+Sn, SnCl2, ...), the completion may also consume up to three H2, the formal record of the
+reduction, which completes differences missing atoms on both sides: ``ArNO2 + 3 H2 -> ArNH2 +
+2 H2O``. Consuming water is preferred to consuming hydrogen.
+
+With the SMILES of both sides (reaction SMILES data), a completion must be plausible: an added
+organic molecule with two or more carbons must have its carbon skeleton in a molecule of the side
+it comes from; among several plausible completions the unique one with the fewest molecules is
+taken (Boc2O gives tBuOH + CO2, not isobutylene + H2O + CO2).
+
+Anions are only used when the difference is negatively charged (the whitelist has no cations),
+so they never make a neutral difference ambiguous. The search is exact and bounded (non-negative
+integer combinations, depth-first with pruning; the charge is checked on complete combinations).
 """
 from __future__ import annotations
 
@@ -24,6 +51,7 @@ from typing import Iterable, Mapping, Sequence
 from rlvr.chem.balance import side_total
 from rlvr.chem.formula import Formula
 from rlvr.chem.smiles import canonical_smiles, smiles_formula
+from rlvr.generators.stoich.completion_checks import plausible
 
 #: (name, SMILES) of the small molecules a difference may be completed with.
 SMALL_MOLECULES: tuple[tuple[str, str], ...] = (
@@ -55,7 +83,27 @@ SMALL_MOLECULES: tuple[tuple[str, str], ...] = (
     ("sodium hydroxide", "[Na]O"),
     ("potassium hydroxide", "[K]O"),
     ("lithium hydroxide", "[Li]O"),
+    ("cesium hydroxide", "[Cs]O"),
+    ("lithium bromide", "[Li]Br"),
+    ("lithium iodide", "[Li]I"),
+    ("sodium fluoride", "[Na]F"),
+    ("potassium fluoride", "[K]F"),
+    ("cesium fluoride", "[Cs]F"),
+    ("cesium chloride", "[Cs]Cl"),
+    ("fluoride", "[F-]"),
+    ("chloride", "[Cl-]"),
+    ("bromide", "[Br-]"),
+    ("iodide", "[I-]"),
+    ("hydroxide", "[OH-]"),
     ("triphenylphosphine oxide", "O=P(c1ccccc1)(c1ccccc1)c1ccccc1"),
+)
+
+#: by-products of common reagents: they complete user reactions (NBS/NCS -> succinimide, benzyl
+#: hydrogenolysis -> toluene, DMF formylation -> dimethylamine) but are not corpus byproduct labels
+REAGENT_BYPRODUCTS: tuple[tuple[str, str], ...] = (
+    ("succinimide", "O=C1CCC(=O)N1"),
+    ("toluene", "Cc1ccccc1"),
+    ("dimethylamine", "CNC"),
 )
 
 #: Differences with more atoms than this are not searched (reason ``too_large``).
@@ -63,7 +111,16 @@ MAX_DIFFERENCE_ATOMS = 80
 #: Node budget of one decomposition search (reason ``search_limit`` when exceeded).
 MAX_SEARCH_NODES = 200_000
 
-DROP_REASONS = ("mixed_difference", "charge_difference", "no_decomposition", "ambiguous", "too_large", "search_limit")
+DROP_REASONS = ("mixed_difference", "charge_difference", "no_decomposition", "ambiguous", "too_large", "search_limit",
+                "hydrogen_evolution", "implausible_byproduct")
+#: water molecules a difference may be completed with when water is in the reaction mixture
+MAX_WATER = 2
+_WATER = "O"
+_HYDROGEN = "[H][H]"
+#: completions looked at per decomposition when plausibility may single one out
+_LIMIT = 4
+#: H2 molecules a formal reduction may consume (nitro to amine: 3)
+MAX_HYDROGEN = 3
 
 
 @dataclass(frozen=True)
@@ -93,6 +150,19 @@ def whitelist() -> tuple[SmallMolecule, ...]:
 
 
 @lru_cache(maxsize=1)
+def completion_molecules() -> tuple[SmallMolecule, ...]:
+    """What a difference may be completed with: the whitelist, then :data:`REAGENT_BYPRODUCTS`."""
+    extra = []
+    for name, smi in REAGENT_BYPRODUCTS:
+        can = canonical_smiles(smi)
+        extra.append(SmallMolecule(name, can, smiles_formula(can)))
+    out = whitelist() + tuple(extra)
+    if len({m.hill for m in out}) != len(out):
+        raise AssertionError("completion molecules with the same formula")
+    return out
+
+
+@lru_cache(maxsize=1)
 def whitelist_smiles() -> frozenset[str]:
     return frozenset(m.smiles for m in whitelist())
 
@@ -115,22 +185,26 @@ class Decomposition:
     reason: str  # ok | no_decomposition | ambiguous | too_large | search_limit | charge_difference
 
 
-def decompose(target: Mapping[str, int], molecules: Sequence[SmallMolecule] | None = None) -> Decomposition:
-    """All (up to two) non-negative integer combinations of whitelist molecules equal to ``target``.
+def decompose(target: Mapping[str, int], molecules: Sequence[SmallMolecule] | None = None,
+              exclude: Iterable[str] = (), limit: int = 2) -> Decomposition:
+    """Up to ``limit`` non-negative integer combinations of whitelist molecules equal to ``target``.
 
-    ``target`` maps elements (and optionally ``"charge"``) to non-negative counts.
+    ``target`` maps elements to non-negative counts and optionally ``"charge"`` to the net charge
+    (any sign); molecules whose SMILES is in ``exclude`` are not used.
     """
-    mols = tuple(molecules) if molecules is not None else whitelist()
+    mols = tuple(molecules) if molecules is not None else completion_molecules()
     want = {k: int(v) for k, v in target.items() if v}
-    if want.get("charge"):
-        return Decomposition((), "charge_difference")
-    want.pop("charge", None)
+    charge = want.pop("charge", 0)
     if any(v < 0 for v in want.values()):
         raise ValueError("decompose() needs a non-negative target")
+    if charge > 0 or (charge and not want):
+        return Decomposition((), "charge_difference")
     if sum(want.values()) > MAX_DIFFERENCE_ATOMS:
         return Decomposition((), "too_large")
+    skip = set(exclude)
     vecs = [dict(m.formula.counts) for m in mols]
-    usable = [i for i, v in enumerate(vecs) if v and all(el in want for el in v) and not mols[i].formula.charge]
+    usable = [i for i, v in enumerate(vecs) if v and all(el in want for el in v) and mols[i].smiles not in skip
+              and (charge or not mols[i].formula.charge)]
     # suffix coverage: which elements molecules i.. can still provide
     cover: list[set[str]] = [set() for _ in range(len(usable) + 1)]
     for pos in range(len(usable) - 1, -1, -1):
@@ -144,8 +218,9 @@ def decompose(target: Mapping[str, int], molecules: Sequence[SmallMolecule] | No
         if nodes > MAX_SEARCH_NODES:
             return False
         if not rest:
-            solutions.append(dict(chosen))
-            return len(solutions) < 2
+            if sum(mols[i].formula.charge * k for i, k in chosen.items()) == charge:
+                solutions.append(dict(chosen))
+            return len(solutions) < limit
         if pos == len(usable) or not set(rest) <= cover[pos]:
             return True
         i = usable[pos]
@@ -171,7 +246,7 @@ def decompose(target: Mapping[str, int], molecules: Sequence[SmallMolecule] | No
 
     search(0, want, {})
     if len(solutions) > 1:
-        return Decomposition(tuple(solutions[:2]), "ambiguous")
+        return Decomposition(tuple(solutions), "ambiguous")
     if nodes > MAX_SEARCH_NODES:
         return Decomposition(tuple(solutions), "search_limit")
     if not solutions:
@@ -183,7 +258,8 @@ def decompose(target: Mapping[str, int], molecules: Sequence[SmallMolecule] | No
 class RebalanceResult:
     """``status``: ``balanced`` (already), ``rebalanced`` or ``dropped`` (with ``reason``).
 
-    ``add_reactants`` / ``add_products`` are the whitelist molecules added (canonical SMILES, count).
+    ``add_reactants`` / ``add_products`` are the whitelist molecules added (canonical SMILES,
+    count); water from the mixture consumed by the completion is among ``add_reactants``.
     """
 
     status: str
@@ -194,38 +270,130 @@ class RebalanceResult:
 
 
 
-def rebalance(left: Iterable[tuple[Formula, int]], right: Iterable[tuple[Formula, int]]) -> RebalanceResult:
-    """Complete ``left -> right`` with whitelist molecules when the difference decomposes uniquely."""
-    diff = side_total(right)
-    diff.subtract(side_total(left))
+def _completions(target: dict[str, int], water_listed: bool, exclude: tuple[str, ...] = ()):
+    """Candidate completions in order of preference: ``(decomposition, water molecules used)``;
+    with water in the mixture, retried with one or two water molecules added."""
+    yield decompose(target, exclude=exclude, limit=_LIMIT), 0
+    if not water_listed:
+        return
+    water = next(m for m in completion_molecules() if m.smiles == _WATER)
+    for k in range(1, MAX_WATER + 1):
+        wet = dict(target)
+        for el, n in water.formula.counts:
+            wet[el] = wet.get(el, 0) + k * n
+        yield decompose(wet, exclude=(_WATER, *exclude), limit=_LIMIT), k
+
+
+def _one_sided(left_total: Counter, right_total: Counter) -> tuple[str, dict[str, int]]:
+    """``("ok", target)`` with ``target["side"]`` 1 when molecules are missing on the left, -1 on
+    the right; or ``(reason, {})``."""
+    diff = Counter(right_total)
+    diff.subtract(left_total)
     diff = Counter({k: v for k, v in diff.items() if v})
     if not diff:
-        return RebalanceResult("balanced")
+        return "balanced", {}
     atoms = {k: v for k, v in diff.items() if k != "charge"}
     if diff.get("charge") and not atoms:
-        return RebalanceResult("dropped", "charge_difference")
+        return "charge_difference", {}
     signs = {v > 0 for v in atoms.values()}
     if len(signs) > 1:
-        return RebalanceResult("dropped", "mixed_difference")
-    positive = signs.pop() if signs else diff["charge"] > 0
-    # right has more atoms -> molecules are missing on the left (and vice versa)
-    target = {k: (v if positive else -v) for k, v in diff.items()}
-    result = decompose(target)
-    if result.reason != "ok":
-        return RebalanceResult("dropped", result.reason)
-    mols = whitelist()
-    added = tuple(sorted((mols[i].smiles, n) for i, n in result.solutions[0].items()))
-    if positive:
-        return RebalanceResult("rebalanced", add_reactants=added)
-    return RebalanceResult("rebalanced", add_products=added)
+        return "mixed_difference", {}
+    sign = 1 if signs.pop() else -1
+    return "ok", {**{k: v * sign for k, v in diff.items()}, "side": sign}
 
 
-def rebalance_formulas(left: Iterable[tuple[Formula, int]], right: Iterable[tuple[Formula, int]]) -> RebalanceResult:
+def _helpers(water_listed: bool, reductant_listed: bool) -> list[tuple[int, int]]:
+    """``(water, hydrogen)`` molecules a completion may consume, in order of preference."""
+    waters = range(MAX_WATER + 1) if water_listed else range(1)
+    hydrogens = range(MAX_HYDROGEN + 1) if reductant_listed else range(1)
+    return sorted(((w, h) for w in waters for h in hydrogens), key=lambda wh: (wh[1] > 0, wh[1], wh[0]))
+
+
+def rebalance(left: Iterable[tuple[Formula, int]], right: Iterable[tuple[Formula, int]], *,
+              water_listed: bool = False, reductant_listed: bool = False, dehydrogenation: bool = True,
+              reactant_smiles: Sequence[str] | None = None, product_smiles: Sequence[str] | None = None) -> RebalanceResult:
+    """Complete ``left -> right`` with whitelist molecules when the difference decomposes uniquely.
+
+    ``water_listed``: water is in the reaction mixture and may be consumed; ``reductant_listed``:
+    a reducing agent is, and formal H2 may be consumed; ``dehydrogenation``: H2 may be given off
+    (the caller passes False unless the record is one reactant with nothing else listed). With the SMILES of both sides, completions
+    adding an implausible organic molecule are skipped, and a unique most parsimonious plausible
+    completion settles an ambiguity (module docstring).
+    """
+    left_total, right_total = side_total(left), side_total(right)
+    status, _ = _one_sided(left_total, right_total)
+    if status == "balanced":
+        return RebalanceResult("balanced")
+    by_smiles = {m.smiles: m for m in completion_molecules()}
+    reasons: list[str] = []
+    for n_water, n_h2 in _helpers(water_listed, reductant_listed):
+        total = Counter(left_total)
+        for smiles, k in ((_WATER, n_water), (_HYDROGEN, n_h2)):
+            for el, n in by_smiles[smiles].formula.counts:
+                total[el] += n * k
+        status, target = _one_sided(total, right_total)
+        if status != "ok":
+            reasons.append(status)
+            continue
+        exclude = tuple(s for s, k in ((_WATER, n_water), (_HYDROGEN, n_h2)) if k)
+        got = _complete(target, water_listed and not n_water, reactant_smiles, product_smiles, exclude, dehydrogenation)
+        if isinstance(got, str):
+            reasons.append(got)
+            continue
+        add_reactants, add_products = got
+        merged: dict[str, int] = {}
+        for s, k in add_reactants + ((_WATER, n_water), (_HYDROGEN, n_h2)):
+            if k:
+                merged[s] = merged.get(s, 0) + k
+        return RebalanceResult("rebalanced", add_reactants=tuple(sorted(merged.items())), add_products=add_products)
+    for reason in ("hydrogen_evolution", "implausible_byproduct", "ambiguous", "no_decomposition", "too_large",
+                   "search_limit", "charge_difference", "mixed_difference"):
+        if reason in reasons:
+            return RebalanceResult("dropped", reason)
+    return RebalanceResult("dropped", reasons[0])
+
+
+def _complete(target: dict[str, int], water_made: bool, reactant_smiles: Sequence[str] | None,
+              product_smiles: Sequence[str] | None, exclude: tuple[str, ...], dehydrogenation: bool):
+    """``(added reactants, added products)`` completing a one-sided difference, or a drop reason.
+
+    ``water_made``: when whitelist reactants are missing, water may be given off with them (an
+    esterification recorded without its alcohol)."""
+    side = target.pop("side")
+    source = product_smiles if side > 0 else reactant_smiles
+    mols = completion_molecules()
+    reasons: list[str] = []
+    for result, n_water in _completions(target, water_made and side > 0, exclude):
+        options = result.solutions if result.reason in ("ok", "ambiguous") else ()
+        found = [added for added in (tuple(sorted((mols[i].smiles, n) for i, n in sol.items())) for sol in options)
+                 if source is None or plausible(added, source)]
+        if source is not None and len(found) > 1 and len(options) < _LIMIT:
+            fewest = min(sum(n for _, n in f) for f in found)
+            found = [f for f in found if sum(n for _, n in f) == fewest]
+        complete = result.reason == "ok" or (source is not None and len(options) < _LIMIT)
+        if len(found) == 1 and complete:
+            added = found[0]
+            if side > 0:
+                return added, (((_WATER, n_water),) if n_water else ())
+            if not dehydrogenation and any(s == _HYDROGEN for s, _ in added):
+                return "hydrogen_evolution"
+            return (), added
+        reasons.append(result.reason if not options else ("implausible_byproduct" if not found else "ambiguous"))
+    for reason in ("implausible_byproduct", "ambiguous"):
+        if reason in reasons:
+            return reason
+    return reasons[0]
+
+
+def rebalance_formulas(left: Iterable[tuple[Formula, int]], right: Iterable[tuple[Formula, int]], *,
+                       water_listed: bool = False, reductant_listed: bool = False,
+                       dehydrogenation: bool = True) -> RebalanceResult:
     """As :func:`rebalance`, reporting added molecules as Hill formulas (for formula-only data)."""
-    res = rebalance(left, right)
+    res = rebalance(left, right, water_listed=water_listed, reductant_listed=reductant_listed,
+                    dehydrogenation=dehydrogenation)
     if res.status != "rebalanced":
         return res
-    by_smiles = {m.smiles: m.hill for m in whitelist()}
+    by_smiles = {m.smiles: m.hill for m in completion_molecules()}
     return RebalanceResult(
         res.status,
         res.reason,

@@ -31,7 +31,7 @@ from pathlib import Path
 from rlvr.chem.linalg import nullity
 from rlvr.chem.species import StrictEncoding as Encoding
 from rlvr.generators.stoich.corpus_model import Corpus
-from rlvr.paths import cache_dir
+from rlvr.paths import cache_file
 from rlvr.rng import assign_split, stable_hash
 
 log = logging.getLogger(__name__)
@@ -172,7 +172,7 @@ def reaction_pool(corpus: Corpus, encoding: Encoding, purpose: str, spec: SplitS
 def _pool_path(corpus: Corpus, encoding: str, purpose: str, spec: SplitSpec, split: str) -> Path:
     payload = [POOL_VERSION, corpus.content_hash, encoding, purpose, dataclasses.asdict(spec), split]
     key = hashlib.sha256(json.dumps(payload, sort_keys=True, default=list).encode()).hexdigest()[:24]
-    return cache_dir("stoich", "pools") / f"{key}.json"
+    return cache_file("stoich", "pools", f"{key}.json")
 
 
 def _read_pool(path: Path, n_reactions: int) -> tuple[int, ...] | None:

@@ -25,6 +25,7 @@ from rlvr.generators.stoich.molecule_pool import load_molecule_pool
 from rlvr.generators.stoich.reaction import Reaction, reaction_key
 from rlvr.generators.stoich.rebalance import whitelist_smiles
 from rlvr.generators.stoich.templates import TEMPLATES, Template
+from rlvr.progress import progress
 from rlvr.rng import stable_hash
 
 
@@ -263,7 +264,7 @@ def build_embedded(
     per_template: dict[str, Any] = {}
     match_cache: dict[str, list[str]] = {}
     in_pool = set(pool_smiles)
-    for t in templates:
+    for t in progress(templates, f"{name} corpus: templates", unit="template"):
         prep = _prepare(t)
         extras: list[tuple[str, Any]] = []
         if t.derive_from:

@@ -171,3 +171,16 @@ def test_generation_is_scored_with_the_benchmarks_key_meaning():
     plain, report = load_questions(rows, families=FAMILIES, convention="rlvr")
     assert report.skipped == {"unsupported_constraint": 1} and plain[0].ground_truth["constraints"][0]["key"] == \
         "functional_group_ketone_count"
+
+
+def test_read_task_file_imports_question_files(tmp_path):
+    from rlvr.registry import read_task_file
+
+    path = tmp_path / "questions.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in PAPER_ROWS) + "\n")
+    tasks = read_task_file(str(path))
+    assert len(tasks) == 6 and {t.family for t in tasks} == {"mol.count", "mol.index", "mol.gen"}
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"not": "a task"}\n')
+    with pytest.raises(Exception):
+        read_task_file(str(bad))

@@ -53,15 +53,24 @@ def test_uspto_file_counts_and_meta(uspto):
     assert "mixed_difference 2" in table and "invalid_smiles 1" in table
 
 
-def test_solving_coefficients_rescues_reactions(tmp_path):
+def test_hydrogen_in_the_mixture_completes_reductions(tmp_path):
+    # H2 listed: a reduction may consume more of it (the whitelist completion, no coefficient solving)
     path = tmp_path / "r.smi"
     path.write_text("O=C=O.[H][H]>[Ni]>C.O\nO=[N+]([O-])c1ccccc1.[H][H]>[Pd]>Nc1ccccc1.O\n")
-    kept, stats = load_reactions(str(path))
-    assert stats.rebalanced == 2 and stats.rebalanced_by_coefficients == 2
+    kept, stats = load_reactions(str(path), solve_coefficients=False)
+    assert stats.rebalanced == 2 and stats.rebalanced_by_coefficients == 0
     assert kept[0].reactants == {"O=C=O": 1, "[H][H]": 4} and kept[0].products == {"C": 1, "O": 2}
     assert kept[1].reactants["[H][H]"] == 3 and kept[1].products["O"] == 2
+
+
+def test_solving_coefficients_rescues_reactions(tmp_path):
+    path = tmp_path / "r.smi"
+    path.write_text("C.O=O>>O=C=O.O\n")  # no helper in the mixture: a mixed difference, solved 1, 2, 1, 2
+    kept, stats = load_reactions(str(path))
+    assert stats.rebalanced == 1 and stats.rebalanced_by_coefficients == 1
+    assert kept[0].reactants == {"C": 1, "O=O": 2} and kept[0].products == {"O=C=O": 1, "O": 2}
     kept, stats = load_reactions(str(path), solve_coefficients=False)
-    assert not kept and stats.dropped["mixed_difference"] == 2
+    assert not kept and stats.dropped["mixed_difference"] == 1
 
 
 def test_headerless_mapped_file_with_extra_column(tmp_path):

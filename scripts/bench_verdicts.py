@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Latency of one verdict: median microseconds of ``rlvr.verify`` per family and encoding.
+
+Tasks and their oracle completions are generated in a separate process and written to a
+temporary file, so the measuring process has seen none of their species or molecules: every
+verdict of a molecular task is on a molecule new to the process (the numbers include whatever
+parsing or feature computation a first verdict needs: ``first``). Each task is then verified a
+second time (``again``: the next completion of the same prompt, as in a group of samples, when the
+task's species are known to the process). Tasks are :class:`rlvr.Task` objects (what the trainer
+adapters pass); the default verdict deadline applies.
+
+For reference, ``rdkit_parse_us`` is the median time of ``Chem.MolFromSmiles`` on the same
+molecules (for SMILES tasks: all the task's species; for molecular tasks: the molecule the
+verdict is about), the floor of any verifier that parses what it checks.
+
+    taskset -c 0 python scripts/bench_verdicts.py            # 300 tasks per family, 3 repeats
+    taskset -c 0 python scripts/bench_verdicts.py --quick    # 60 tasks, 1 repeat
+    python scripts/bench_verdicts.py --json out.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+#: (family, generator options, label)
+CASES: tuple[tuple[str, dict[str, Any], str], ...] = (
+    ("stoich.balance", {"encoding": "formula"}, "stoich.balance formula"),
+    ("stoich.balance", {"encoding": "smiles"}, "stoich.balance smiles"),
+    ("stoich.t1", {"encoding": "formula"}, "stoich.t1 formula"),
+    ("stoich.t1", {"encoding": "smiles"}, "stoich.t1 smiles"),
+    ("stoich.t2", {"encoding": "formula"}, "stoich.t2 formula"),
+    ("stoich.t2", {"encoding": "smiles"}, "stoich.t2 smiles"),
+    ("stoich.byproduct", {"encoding": "formula"}, "stoich.byproduct formula"),
+    ("stoich.byproduct", {"encoding": "smiles"}, "stoich.byproduct smiles"),
+    ("mol.count", {}, "mol.count"),
+    ("mol.index", {}, "mol.index"),
+    ("mol.gen", {}, "mol.gen"),
+)
+
+
+def generate(path: str, n: int, repeats: int) -> None:
+    """Write ``{"case", "repeat", "task", "completion"}`` lines: ``n`` fresh tasks per case and repeat."""
+    import rlvr
+
+    with open(path, "w", encoding="utf-8") as fh:
+        for family, options, label in CASES:
+            for r in range(repeats):
+                tasks = rlvr.sample(family, n=n, split="train", seed=r, start=10_000 + r * n, **options)
+                for task in tasks:
+                    record = {"case": label, "repeat": r, "task": task.to_dict(),
+                              "completion": rlvr.oracle_completion(task)}
+                    fh.write(json.dumps(record) + "\n")
+
+
+def _molecules(task: Any) -> list[str]:
+    """The SMILES a verdict on ``task`` is about (empty for the formula encoding)."""
+    meta, gt = task.meta, task.ground_truth
+    if task.family.startswith("mol."):
+        smiles = meta.get("reference_smiles") if task.family == "mol.gen" else meta.get("smiles")
+        return [smiles] if smiles else []
+    if meta.get("encoding") != "smiles":
+        return []
+    if isinstance(gt.get("coefficients"), list):
+        return [*gt["reactants"], *gt["products"]]
+    species = list(gt.get("products") or gt.get("byproducts") or {})
+    return species + list(meta.get("inputs") or {})
+
+
+def measure(path: str) -> dict[str, dict[str, Any]]:
+    """Per case: the median verdict time and RDKit parse floor (µs) of each repeat, and the reward check."""
+    from rdkit import Chem
+
+    import rlvr
+    from rlvr.task import Task
+
+    records: dict[str, dict[int, list[tuple[Task, str]]]] = {}
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            records.setdefault(rec["case"], {}).setdefault(rec["repeat"], []).append(
+                (Task.from_dict(rec["task"]), rec["completion"]))
+    rlvr.verify(*records[CASES[0][2]][0][0])  # import the families and start the deadline watchdog
+    for _family, _options, label in CASES:  # import every family provider before timing
+        rlvr.api.get_family(records[label][0][0][0].family)
+    clock = time.perf_counter_ns
+    out: dict[str, dict[str, Any]] = {}
+    for _family, _options, label in CASES:
+        verdict_medians, warm_medians, parse_medians, wrong = [], [], [], 0
+        for repeat in sorted(records[label]):
+            pairs = records[label][repeat]
+            times, warm, parses = [], [], []
+            for task, completion in pairs:
+                t0 = clock()
+                verdict = rlvr.verify(task, completion)
+                times.append(clock() - t0)
+                wrong += verdict.reward != 1.0
+            for task, completion in pairs:  # the task's next completion (a group of samples per prompt)
+                t0 = clock()
+                rlvr.verify(task, completion)
+                warm.append(clock() - t0)
+            for task, _completion in pairs:
+                molecules = _molecules(task)
+                if molecules:
+                    t0 = clock()
+                    for smiles in molecules:
+                        Chem.MolFromSmiles(smiles)
+                    parses.append(clock() - t0)
+            verdict_medians.append(statistics.median(times) / 1000)
+            warm_medians.append(statistics.median(warm) / 1000)
+            if parses:
+                parse_medians.append(statistics.median(parses) / 1000)
+        out[label] = {
+            "n": sum(len(p) for p in records[label].values()),
+            "verdict_us": round(statistics.median(verdict_medians), 1),
+            "verdict_us_per_repeat": [round(v, 1) for v in verdict_medians],
+            "again_us": round(statistics.median(warm_medians), 1),
+            "rdkit_parse_us": round(statistics.median(parse_medians), 1) if parse_medians else None,
+            "oracle_below_1": wrong,
+        }
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=300, help="tasks per family and repeat (default 300)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs on fresh tasks; the median is reported")
+    parser.add_argument("--quick", action="store_true", help="60 tasks, 1 repeat")
+    parser.add_argument("--tasks", help="reuse (or keep) the generated tasks in this JSONL file")
+    parser.add_argument("--json", help="also write the results to this file")
+    parser.add_argument("--generate-only", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.n, args.repeats = 60, 1
+    if args.n < 1 or args.repeats < 1:
+        print("bench_verdicts: --n and --repeats must be positive", file=sys.stderr)
+        return 2
+    if args.generate_only:
+        generate(args.tasks, args.n, args.repeats)
+        return 0
+    path = args.tasks or os.path.join(tempfile.mkdtemp(prefix="rlvr-bench-"), "tasks.jsonl")
+    if not (args.tasks and os.path.exists(args.tasks)):
+        # a separate process, so the measuring one has seen none of the molecules
+        subprocess.run([sys.executable, __file__, "--generate-only", "--tasks", path, "--n", str(args.n),
+                        "--repeats", str(args.repeats)], check=True)
+    results = measure(path)
+    width = max(len(label) for label in results)
+    print(f"{'family/encoding':<{width}}  {'n':>5}  {'first µs':>9}  {'again µs':>9}  {'RDKit parse µs':>14}  first, per repeat")
+    for label, row in results.items():
+        parse = "-" if row["rdkit_parse_us"] is None else f"{row['rdkit_parse_us']:.1f}"
+        print(f"{label:<{width}}  {row['n']:>5}  {row['verdict_us']:>9.1f}  {row['again_us']:>9.1f}  {parse:>14}  "
+              f"{row['verdict_us_per_repeat']}")
+    bad = {label: row["oracle_below_1"] for label, row in results.items() if row["oracle_below_1"]}
+    if bad:
+        print(f"oracle completions scored below 1.0: {bad}", file=sys.stderr)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(results, fh, indent=2)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
