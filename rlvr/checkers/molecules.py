@@ -39,10 +39,10 @@ from rdkit.Chem import rdMolDescriptors
 
 from rlvr.chem.constraints import Constraint
 from rlvr.chem.formula import same_formula
-from rlvr.chem.molecules.features import FeatureError, is_feature_key, molecule_features
+from rlvr.chem.molecules.features import FeatureError, is_feature_key, molecule_features, molecule_features_for
 from rlvr.chem.molecules.keys import SMILES_KEY
 from rlvr.chem.molecules.specs import KEY_TO_SPEC
-from rlvr.chem.smiles import mol_from_smiles, same_smiles
+from rlvr.chem.smiles import SmilesError, parse_smiles, same_smiles
 from rlvr.checkers.molecules_parse import answer_pairs, resolve_keys
 from rlvr.reasons import Reason
 from rlvr.task import Task, TaskFormatError, Verdict
@@ -190,18 +190,15 @@ check_index = check_answer
 # --------------------------------------------------------------------------- generation
 
 
-def validate_generated(smiles: str) -> tuple[Chem.Mol | None, Reason]:
-    """Parse a generated SMILES under the size caps: ``(mol, OK)`` or ``(None, reason)``.
-
-    Never raises: text that is not a SMILES at all (non-ASCII, lone surrogates) is ``invalid_smiles``.
-    """
-    text = smiles.strip()
+def _checked(text: str) -> tuple[Chem.Mol | None, Reason]:
+    """:func:`validate_generated` on stripped text; the molecule is the shared parse of :func:`parse_smiles`."""
     if not text:
         return None, Reason.INVALID_SMILES
     if len(text) > MAX_GEN_SMILES_CHARS:
         return None, Reason.TOO_LONG
-    mol = mol_from_smiles(text)
-    if mol is None or mol.GetNumAtoms() == 0:
+    try:
+        mol = parse_smiles(text)  # RDKit's parse, cached: the feature solvers reuse it
+    except SmilesError:  # not a SMILES, or no atoms
         return None, Reason.INVALID_SMILES
     if any(a.GetAtomicNum() == 0 for a in mol.GetAtoms()):
         return None, Reason.INVALID_SMILES
@@ -212,11 +209,28 @@ def validate_generated(smiles: str) -> tuple[Chem.Mol | None, Reason]:
     return mol, Reason.OK
 
 
+def validate_generated(smiles: str) -> tuple[Chem.Mol | None, Reason]:
+    """Parse a generated SMILES under the size caps: ``(mol, OK)`` or ``(None, reason)``.
+
+    Never raises: text that is not a SMILES at all (non-ASCII, lone surrogates) is ``invalid_smiles``.
+    """
+    mol, status = _checked(smiles.strip())
+    return (Chem.Mol(mol) if mol is not None else None), status
+
+
+@lru_cache(maxsize=8192)
+def _generated_status(text: str) -> Reason:
+    """The status :func:`validate_generated` gives stripped ``text`` (cached: a group of samples repeats molecules)."""
+    return _checked(text)[1]
+
+
 @lru_cache(maxsize=4096)
 def _features_of(smiles: str, keys: tuple[str, ...], convention: str = "rlvr") -> tuple[dict[str, Any] | None, str]:
     """The values of the known ``keys`` for a generated molecule (unknown keys are left out)."""
     known = [k for k in keys if k in KEY_TO_SPEC or (convention != "rlvr" and is_feature_key(k, convention))]
     try:
+        if convention == "rlvr":  # only the solver groups the constraints need
+            return molecule_features_for(smiles, known), "ok"
         return molecule_features(smiles, known, convention=convention), "ok"
     except (FeatureError, ValueError) as exc:
         return None, f"feature_error: {exc}"[:200]
@@ -269,8 +283,9 @@ def check_gen(task: Task, completion: Any, **options: Any) -> Verdict:
     smiles = values[0]
     if not isinstance(smiles, str):
         return fail(Reason.WRONG_TYPE, source=source)
-    mol, status = validate_generated(smiles)
-    if mol is None:
+    text = smiles.strip()
+    status = _generated_status(text) if len(text) <= MAX_GEN_SMILES_CHARS else Reason.TOO_LONG
+    if status != Reason.OK:
         return fail(status, source=source)
     features, why = _features_of(smiles.strip(), tuple(sorted({c.key for c in constraints})), task_convention(task))
     if features is None:

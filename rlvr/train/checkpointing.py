@@ -6,11 +6,17 @@ which TRL's configs always do (their ``gradient_checkpointing`` defaults to True
 portable ``gradient_checkpointing`` key; these helpers resolve its value (command line over recipe
 over the config class's default) and pass it under the new name where it exists, so the old name
 is never the only one set.
+
+TRL's trainers also read ``model.is_gradient_checkpointing`` around every generation (and toggle
+``gradient_checkpointing_disable/enable`` when it is on), the model-level aliases transformers 5
+deprecates; :func:`quiet_checkpointing_aliases` silences exactly those warnings while a trainer runs.
 """
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping, Sequence
+import warnings
+from contextlib import contextmanager
+from typing import Any, Iterator, Mapping, Sequence
 
 NEW = "activation_checkpointing"
 OLD = "gradient_checkpointing"
@@ -51,15 +57,16 @@ def _cli_value(argv: Sequence[str], names: Sequence[str]) -> bool | None:
     return value
 
 
-def checkpointing_argv(argv: Sequence[str], config_cls: type, recipe: Mapping[str, Any] | None) -> list[str]:
-    """``argv`` plus ``--activation_checkpointing VALUE`` when the config class has that field.
+def checkpointing_argv(argv: Sequence[str], config_cls: type, recipe: Mapping[str, Any] | None,
+                       default: bool | None = None) -> list[str]:
+    """``argv`` plus ``--activation_checkpointing VALUE`` (``--gradient_checkpointing`` on older transformers).
 
     VALUE is the command line's ``--activation_checkpointing`` / ``--gradient_checkpointing``, else
-    the recipe's, else the class default.
+    the recipe's, else ``default``, else the class default. Nothing is added when neither the
+    command line, the recipe nor ``default`` says and the class has no new name (nothing to fix).
     """
     argv = list(argv)
-    if checkpointing_field(config_cls) != NEW:
-        return argv
+    field = checkpointing_field(config_cls)
     value = _cli_value(argv, (OLD, NEW))
     if value is None and recipe:
         for key in (NEW, OLD):
@@ -67,8 +74,12 @@ def checkpointing_argv(argv: Sequence[str], config_cls: type, recipe: Mapping[st
                 value = str(recipe[key]).lower() in _TRUE
                 break
     if value is None:
+        value = default
+    if value is None:
+        if field != NEW:
+            return argv
         value = default_checkpointing(config_cls)
-    return argv + [f"--{NEW}", str(value).lower()]
+    return argv + [f"--{field}", str(value).lower()]
 
 
 def recipe_checkpointing(training_args: Any) -> bool | None:
@@ -78,3 +89,15 @@ def recipe_checkpointing(training_args: Any) -> bool | None:
         if value is not None:
             return bool(value)
     return None
+
+
+#: the model-level aliases TRL calls (transformers 5 warns on each)
+_ALIASES = r"`(is_gradient_checkpointing|gradient_checkpointing_enable|gradient_checkpointing_disable)` is deprecated"
+
+
+@contextmanager
+def quiet_checkpointing_aliases() -> Iterator[None]:
+    """Within the block, ignore transformers' FutureWarnings for the checkpointing aliases TRL calls."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=_ALIASES, category=FutureWarning)
+        yield

@@ -223,8 +223,10 @@ def parse_recipe(args: Sequence[str] | None = None, *, prog: str | None = None) 
     argv = list(sys.argv[1:] if args is None else args)
     algorithm = _peek_algorithm(argv)
     parser = make_parser(algorithm, prog=prog)
-    argv = checkpointing_argv(argv, config_classes(algorithm)[1], recipe_mapping(argv))
-    if not has_accelerator():
+    # on CPU, recomputing activations only slows training down (and generation with it): off unless asked for
+    accelerator = has_accelerator()
+    argv = checkpointing_argv(argv, config_classes(algorithm)[1], recipe_mapping(argv), None if accelerator else False)
+    if not accelerator:
         # TrainingArguments validates bf16 against the hardware while parsing, so CPU mode must be
         # requested before; appended last, it overrides a GPU recipe's bf16 (bf16 is slower on CPU anyway)
         argv += CPU_OVERRIDES

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from rlvr.models import load_tokenizer, resolve_model
+from rlvr.train.checkpointing import quiet_checkpointing_aliases
 from rlvr.train.config import TaskArguments, has_accelerator
 from rlvr.train.curriculum import Curriculum
 from rlvr.train.data import build_eval_sets, build_train_dataset
@@ -148,8 +149,8 @@ def skip_short_run_eval(training_args: Any) -> bool:
         return False
     log.warning("evaluation skipped: max_steps %d is below eval_steps %d, so no scheduled evaluation falls in the "
                 "run (set --eval_steps %d or less to evaluate)", max_steps, int(eval_steps), max_steps)
-    training_args.eval_strategy = type(training_args.eval_strategy)("no") if not isinstance(
-        training_args.eval_strategy, str) else "no"
+    current = training_args.eval_strategy
+    training_args.eval_strategy = "no" if isinstance(current, str) else type(current)("no")
     return True
 
 
@@ -223,13 +224,14 @@ def train(
     resume = resolve_resume(training_args.output_dir, training_args.resume_from_checkpoint)
     training_args.resume_from_checkpoint = resume
     t0 = time.time()
-    trainer = build_trainer(task_args, training_args, model_args, callbacks=callbacks)
     start_step = 0
     if resume:
         state_file = Path(resume) / "trainer_state.json"
         if state_file.is_file():
             start_step = int(json.loads(state_file.read_text()).get("global_step", 0))
-    output = trainer.train(resume_from_checkpoint=resume)
+    with quiet_checkpointing_aliases():
+        trainer = build_trainer(task_args, training_args, model_args, callbacks=callbacks)
+        output = trainer.train(resume_from_checkpoint=resume)
     seconds = time.time() - t0
     final_dir = None
     if task_args.save_final_model:

@@ -34,7 +34,9 @@ from typing import Any, Sequence
 from rlvr.models import load_tokenizer, resolve_model
 from rlvr.train.checkpointing import NEW as NEW_CHECKPOINTING
 from rlvr.train.checkpointing import OLD as OLD_CHECKPOINTING
-from rlvr.train.checkpointing import checkpointing_argv, checkpointing_kwargs, recipe_checkpointing
+from rlvr.train.checkpointing import (
+    checkpointing_argv, checkpointing_kwargs, quiet_checkpointing_aliases, recipe_checkpointing,
+)
 from rlvr.train.config import (
     CPU_OVERRIDES, TaskArguments, _peek_algorithm, config_classes, has_accelerator, recipe_mapping,
 )
@@ -141,14 +143,15 @@ def run_sft(
     t0 = time.time()
     tokenizer = load_tokenizer(model_path)
     config = make_sft_config(sft_args, output_dir, use_cpu=use_cpu, seed=seed, **(config_overrides or {}))
-    trainer = SFTTrainer(
-        model=model_path,
-        args=config,
-        train_dataset=dataset,
-        processing_class=tokenizer,
-        peft_config=peft_config,
-    )
-    output = trainer.train()
+    with quiet_checkpointing_aliases():
+        trainer = SFTTrainer(
+            model=model_path,
+            args=config,
+            train_dataset=dataset,
+            processing_class=tokenizer,
+            peft_config=peft_config,
+        )
+        output = trainer.train()
     losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
     accelerator = trainer.accelerator
     adapter_dir = str(Path(output_dir) / "adapter") if peft_config is not None else None
@@ -233,8 +236,10 @@ def parse_sft_recipe(args: Sequence[str] | None = None, *, prog: str | None = No
     argv = list(sys.argv[1:] if args is None else args)
     algorithm = _peek_algorithm(argv)
     parser = make_parser(algorithm, prog=prog)
-    argv = checkpointing_argv(argv, config_classes(algorithm)[1], recipe_mapping(argv))
-    if not has_accelerator():
+    # on CPU, recomputing activations only slows training down (and generation with it): off unless asked for
+    accelerator = has_accelerator()
+    argv = checkpointing_argv(argv, config_classes(algorithm)[1], recipe_mapping(argv), None if accelerator else False)
+    if not accelerator:
         argv += CPU_OVERRIDES
     task_args, sft_args, training_args, model_args = parser.parse_args_and_config(argv)
     if not getattr(model_args, "model_name_or_path", None):

@@ -168,3 +168,21 @@ def test_reward_func_file_loaded_by_openrlhf(samples, tokenizer):
     outputs = _execute_all(executor, tokenizer, prompts, labels, responses)
     assert all(o["reward"].shape == (1,) for o in outputs)  # tensors, as OpenRLHF's experience maker stacks them
     _check(outputs, expected)
+
+
+def test_grpo_recipe_uses_only_flags_openrlhf_defines():
+    """Every --flag of recipes/openrlhf/grpo.sh is one train_ppo_ray's argument parser declares."""
+    import importlib.util
+    import re
+    from pathlib import Path
+
+    source = Path(importlib.util.find_spec("openrlhf").submodule_search_locations[0], "cli", "train_ppo_ray.py")
+    text = source.read_text()
+    declared = set(re.findall(r'add_argument\(\s*"(--[\w.]+)"', text))
+    for prefix in ("actor", "critic"):  # flags declared as f"--{prefix}...."
+        declared |= {f"--{prefix}{rest}" for rest in re.findall(r'add_argument\(\s*f"--\{prefix\}([\w.]+)"', text)}
+    recipe = Path(__file__).resolve().parents[2] / "recipes" / "openrlhf" / "grpo.sh"
+    command = recipe.read_text().split("openrlhf.cli.train_ppo_ray", 1)[1]
+    used = set(re.findall(r"(?<![\w-])(--[\w.]+)", command))
+    assert {"--reward.remote_url", "--data.label_key", "--data.input_key", "--data.apply_chat_template"} <= used
+    assert used <= declared, sorted(used - declared)

@@ -49,7 +49,7 @@ from rlvr.chem.molecules.brics import brics_leaves
 from rlvr.chem.molecules.reactions import template_products
 from rlvr.chem.molecules import moleculariq
 from rlvr.chem.molecules.oxidation import symmetric_oxidation_numbers
-from rlvr.chem.molecules.solvers import Record, compute_record
+from rlvr.chem.molecules.solvers import Record, compute_record, compute_values
 from rlvr.chem.molecules.specs import (
     CATEGORIES,
     FEATURES,
@@ -309,6 +309,45 @@ def index_answer_correct(smiles: str, key: str, answer: Iterable[int]) -> bool:
     return found.n_vertices == len(atoms)
 
 
+def molecule_features_for(smiles: str, keys: Iterable[str]) -> dict[str, Any]:
+    """:func:`molecule_features` of ``keys`` (rlvr convention), computing only the solver groups they
+    need (:func:`~rlvr.chem.molecules.solvers.compute_values`), not every feature of the molecule.
+
+    For a molecule seen once (a generated one), this is what a verdict on a few constraints costs.
+    """
+    if not isinstance(smiles, str):
+        raise FeatureError(f"SMILES must be a string, got {type(smiles).__name__}")
+    wanted = list(keys)
+    for k in wanted:
+        spec_for_key(k)  # KeyError naming close matches
+    w = _written(smiles)
+    mapping = w.to_written
+    source_smiles = w.canonical
+    rec = compute_values(Chem.Mol(_parsed(source_smiles)), wanted)
+    if rec.n_atoms != len(mapping):  # as in molecule_features: compute on the molecule as written
+        source_smiles, mapping = smiles, _positions(parse_smiles(smiles))
+        rec = compute_values(Chem.Mol(_parsed(source_smiles)), wanted)
+    source = rec.values
+    lazy = [k for k in wanted if k in LAZY_KEYS]
+    if lazy:
+        source = dict(source)
+        for k in lazy:
+            if k == "brics_decomposition_count":
+                source[k], _reason = _brics_count(source_smiles)
+            elif source.get(SITE_KEY[k]):  # templates without a site have no products
+                products = _products(source_smiles, TEMPLATE_OF[k])
+                source[k] = products if k.endswith("_products") else int(bool(products))
+    out: dict[str, Any] = {}
+    for k in wanted:
+        val = source.get(k, SPARSE_DEFAULTS.get(k))
+        if k in INDEX_KEYS:
+            val = sorted(p for p in (mapping[i] for i in val) if p >= 0)
+        elif isinstance(val, tuple):
+            val = list(val)
+        out[k] = val
+    return out
+
+
 def canonical_feature_values(smiles: str) -> dict[str, Any]:
     """Presentation-independent values (counts, formula, SMILES values) of a molecule, index keys omitted."""
     values = molecule_features(smiles)
@@ -332,5 +371,5 @@ def clear_caches() -> None:
 __all__ = [
     "CATEGORIES", "FEATURES", "MAX_HEAVY_ATOMS", "FeatureError", "FeatureReport", "FeatureSpec", "cache_info",
     "canonical_feature_values", "clear_caches", "feature_keys", "feature_value", "index_answer_correct",
-    "is_feature_key", "molecule_features", "molecule_features_with_status", "oxidation_numbers_x2", "spec_for_key",
+    "is_feature_key", "molecule_features", "molecule_features_for", "molecule_features_with_status", "oxidation_numbers_x2", "spec_for_key",
 ]

@@ -116,7 +116,7 @@ for _el in OX_ELEMENTS:
         _BASE_SPECS.append(_spec(
             f"oxidation_state_{_el}_{_mm}", "perception",
             f"{_el} atoms whose oxidation number equals the {_word} among {_el} atoms "
-            "(Pauling electronegativities, aromatic bonds count 1.5)"))
+            "(RDKit CalcOxidationNumbers on a Kekulé structure, averaged over symmetry-equivalent atoms)"))
 _BASE_SPECS += [
     _spec("brics_decomposition", "synthesis",
           "distinct BRICS fragments after breaking every BRICS bond; index: atoms at the ends of BRICS bonds",

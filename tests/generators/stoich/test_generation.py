@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rlvr
+from rlvr.generators.stoich.conventional import display_formula
 from rlvr.chem.balance import conservation_delta
 from rlvr.chem.species import species_formula
 from rlvr.checkers.stoich import validate_task
@@ -68,8 +69,8 @@ def check_task(task: Task) -> None:
         assert g == 1
         assert conservation_delta(pairs(dict(zip(species[:n], coefs[:n])), enc),
                                   pairs(dict(zip(species[n:], coefs[n:])), enc)) == {}
-        for s in species:
-            assert s in task.user_text
+        for s in species:  # formula prompts show inorganic species in their usual spelling (HBr, not BrH)
+            assert (display_formula(s) if enc == "formula" else s) in task.user_text
     validate_task(task)
     verdict = rlvr.verify(task, rlvr.oracle_completion(task))
     assert verdict.reward == 1.0 and verdict.correct, verdict
