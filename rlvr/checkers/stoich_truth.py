@@ -24,7 +24,7 @@ def as_task(task: Task | Mapping[str, Any]) -> Task:
 class _Record:
     """What the truth builders read of a task: its id and ``meta["encoding"]``."""
 
-    __slots__ = ("id", "encoding")
+    __slots__ = ("encoding", "id")
 
     def __init__(self, task_id: str, encoding: Any) -> None:
         self.id = task_id

@@ -22,6 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--category", help="only this category (graph_topology, composition, functional_groups, ...)")
     p.add_argument("--key", action="append", metavar="KEY", help="only these keys (repeatable; with --smiles)")
     p.add_argument("--nonzero", action="store_true", help="with --smiles: hide zero counts and empty lists")
+    p.add_argument("--convention", default="rlvr", choices=["rlvr", "moleculariq"],
+                   help="with --smiles: the meaning of the keys (moleculariq: the benchmark's, see docs/features.md)")
     p.add_argument("--json", action="store_true", help="machine-readable JSON output")
     p.set_defaults(func=run)
 
@@ -54,10 +56,15 @@ def _listing(args: argparse.Namespace) -> int:
 def _values(args: argparse.Namespace) -> int:
     from rlvr.chem.molecules.features import molecule_features_with_status, spec_for_key
 
-    report = molecule_features_with_status(args.smiles, args.key)
+    report = molecule_features_with_status(args.smiles, args.key, convention=args.convention)
     values = report.values
     if args.category:
-        values = {k: v for k, v in values.items() if spec_for_key(k).category == args.category}
+        def category(key: str) -> str:
+            try:
+                return spec_for_key(key).category
+            except KeyError:  # a key only the moleculariq convention has: one of its functional groups
+                return "functional_groups"
+        values = {k: v for k, v in values.items() if category(k) == args.category}
     if args.nonzero:
         values = {k: v for k, v in values.items() if v not in (0, [], "")}
     if args.json:

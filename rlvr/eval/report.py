@@ -64,10 +64,43 @@ def render_report(results: Mapping[str, Any]) -> str:
             ("tokens / s", timing.get("tokens_per_second") or "—"),
         ]),
     ]
+    notice = answer_notice(records, (results.get("config") or {}).get("max_new_tokens"))
+    if notice:
+        lines.insert(1, notice)
     lines += [layout.render(recs, samples) for layout, recs in _sections(records)]
     if records:
         lines.append(render_reasons(records))
     return "\n".join(lines)
+
+
+def answered_share(records: Sequence[Record]) -> float | None:
+    """The fraction of rollouts with a readable answer (None without rollouts)."""
+    reasons = [r.get("reason") for rec in records for r in rec.get("rollouts", [])]
+    return sum(answered(r) for r in reasons) / len(reasons) if reasons else None
+
+
+def answer_notice(records: Sequence[Record], max_new_tokens: Any = None) -> str:
+    """A warning for the top of the report when few or no completions had a readable answer ('' otherwise)."""
+    share = answered_share(records)
+    if share is None or share >= 0.2:
+        return ""
+    rollouts = [r for rec in records for r in rec.get("rollouts", [])]
+    top = Counter(str(r.get("reason")) for r in rollouts).most_common(3)
+    reasons = ", ".join(f"{k} {100.0 * v / len(rollouts):.0f}%" for k, v in top)
+    tokens = [r["n_tokens"] for r in rollouts if r.get("n_tokens") is not None]
+    cut = ""
+    if tokens and max_new_tokens:
+        at_limit = sum(t >= int(max_new_tokens) for t in tokens) / len(tokens)
+        cut = (f" {100.0 * at_limit:.0f}% of the completions stopped at the {max_new_tokens}-token limit"
+               f"{' (raise --max-new-tokens)' if at_limit >= 0.5 else ''}.")
+    if share == 0:
+        head = f"No completion had a readable answer** ({reasons}): every score below is 0 and no plots are drawn."
+    else:
+        head = (f"Only {100.0 * share:.0f}% of the completions had a readable answer** ({reasons}): the scores "
+                "below mostly measure the answer format.")
+    return (f"> **{head}{cut} "
+            "Read a few completions in verdicts.jsonl: the model may not follow the answer format "
+            "(`<answer>...</answer>`); a model trained with `rlvr sft` or `rlvr train` does.\n")
 
 
 def render_reasons(records: Sequence[Record], max_columns: int = 8) -> str:

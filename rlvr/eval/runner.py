@@ -20,7 +20,7 @@ from rlvr.api import verify
 from rlvr.eval.backends import Backend, make_backend
 from rlvr.eval.config import EvalConfig, EvalConfigError
 from rlvr.eval.plots import write_plots
-from rlvr.eval.report import render_report, summarize, task_info
+from rlvr.eval.report import answered_share, render_report, summarize, task_info
 from rlvr.eval.store import RESULTS_FILE, RUN_FILE, VERDICTS_FILE, VerdictLog, load_verdict_log, write_json
 from rlvr.eval.suites import (
     SPLIT_GROUPS, draw_tasks, eval_set_digest, export_eval_set, get_suite, normalise_splits, resolve_entries,
@@ -280,7 +280,7 @@ def run_eval(
     report = render_report(results)
     paths = {"out": str(out), "results": str(out / RESULTS_FILE), "report": str(out / REPORT_FILE),
              "verdicts": str(verdict_path), "eval_set": str(out / EVAL_SET_FILE)}
-    if config.plots:
+    if config.plots and answered_share(records) != 0:  # nothing answered: all-zero plots say nothing (the report says why)
         plot_paths = write_plots(results, out / "plots")
         paths.update({f"plot:{Path(p).stem}": p for p in plot_paths})
         if plot_paths:
@@ -318,15 +318,22 @@ def _generate_pending(
     n_generated = 0
     samples = config.samples
     total = len(pending)
+    log.info("generating %d completions (%d tasks x %d sample%s) with %s, up to %d new tokens each, in batches "
+             "of %d; the time left is estimated after the first batch", total * samples, total, samples,
+             "s" if samples > 1 else "", _backend_label(config), config.max_new_tokens, config.batch_size)
     with VerdictLog(verdict_path) as vlog, tqdm(
-        total=total * samples, disable=not config.progress, desc=f"eval {config.backend}", unit="completion",
-        dynamic_ncols=True,
+        total=total * samples, disable=not config.progress, desc=f"eval {config.suite if not config.tasks_file else 'tasks'}",
+        unit="completion", dynamic_ncols=True,
     ) as bar:
         for start in range(0, total, config.batch_size):
             batch = list(pending[start:start + config.batch_size])
             t0 = time.perf_counter()
             completions = backend.generate(batch, samples)
             gen = time.perf_counter() - t0
+            if start == 0 and total > len(batch):
+                log.info("first batch: %.1f s for %d completions; about %s for the remaining %d", gen,
+                         len(batch) * samples, _duration(gen * (total - len(batch)) / len(batch)),
+                         (total - len(batch)) * samples)
             t1 = time.perf_counter()
             new_records = []
             for task, outs in zip(batch, completions):
@@ -352,6 +359,16 @@ def _generate_pending(
             if on_batch is not None:
                 on_batch(min(start + len(batch), total), total)
     return gen_total, verify_total, n_generated
+
+
+def _backend_label(config: EvalConfig) -> str:
+    if config.backend in ("oracle", "copy-input"):
+        return f"the {config.backend} backend"
+    return f"{config.model}{' + ' + config.adapter if config.adapter else ''} ({config.backend})"
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
 def _jsonable(value: Any) -> Any:

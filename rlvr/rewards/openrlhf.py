@@ -1,10 +1,12 @@
-"""OpenRLHF adapter: ``reward_func(queries, prompts, labels, **kw)`` for ``--remote_rm_url /path/to/openrlhf.py``.
+"""OpenRLHF adapter: ``reward_func(queries, prompts, labels, **kw)`` loaded from this file's path.
 
-Train on a JSONL/parquet written by ``rlvr export`` with ``--input_key prompt --label_key task_json
---apply_chat_template``: each ``labels[i]`` is then the full task record, and the response is the
-part of ``queries[i]`` (templated prompt + response) after ``prompts[i]``. Returns ``rewards`` and
-``scores`` (the verifier reward in [0, 1]) and ``extra_logs`` (``acc``, ``answered``), as torch
-tensors when torch is importable (what OpenRLHF expects), else lists. For a reward *server* see
+OpenRLHF 0.11 imports it with ``--reward.remote_url /path/to/rlvr/rewards/openrlhf.py`` (older
+releases: ``--remote_rm_url``). Train on a JSONL/parquet written by ``rlvr export`` with
+``--data.input_key prompt --data.label_key task_json --data.apply_chat_template``: each
+``labels[i]`` is then the full task record, and the response is the part of ``queries[i]``
+(templated prompt + response) after ``prompts[i]``. Returns ``rewards`` and ``scores`` (the
+verifier reward in [0, 1]) and ``extra_logs`` (``acc``, ``answered``), as torch tensors when torch
+is importable (what OpenRLHF expects), else lists. For a reward *server* see
 :mod:`rlvr.rewards.server` (``rlvr serve-rewards``).
 """
 from __future__ import annotations
@@ -26,7 +28,7 @@ def reward_func(queries: list[str], prompts: list[str], labels: list[Any], **kwa
         import torch
     except ImportError:  # pragma: no cover - torch is optional for this adapter
         return result
-    as_tensor = lambda values: torch.tensor(values, dtype=torch.float32)  # noqa: E731
+    as_tensor = lambda values: torch.tensor(values, dtype=torch.float32)
     return {
         "rewards": as_tensor(result["rewards"]),
         "scores": as_tensor(result["scores"]),

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rlvr.rewards.scoring import load_task, score, summary
 from rlvr.task import Task, TaskFormatError

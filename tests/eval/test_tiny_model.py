@@ -3,6 +3,7 @@ import json
 
 from rlvr.eval import run_eval
 from rlvr.eval.backends.hf import TransformersBackend, render_prompt
+from rlvr.reasons import answered
 
 
 def test_tiny_model_end_to_end(make_config, tiny_model, tmp_path):
@@ -19,7 +20,11 @@ def test_tiny_model_end_to_end(make_config, tiny_model, tmp_path):
     assert saved["model_info"]["backend"] == "transformers" and saved["model_info"]["device"] == "cpu"
     assert saved["timing"]["tokens_generated_total"] == sum(r["rollouts"][0]["n_tokens"] for r in result.records)
     assert "Table 4 layout" in result.report
-    assert (result.out_dir / "plots" / "stoich_splits.png").exists()
+    # a random model writes no answer: the report says so at its top, and no empty plots are drawn
+    assert not any(answered(r["rollouts"][0]["reason"]) for r in result.records)
+    assert result.report.index("> **No completion had a readable answer**") < result.report.index("| field")
+    assert "stopped at the 6-token limit" in result.report
+    assert not (result.out_dir / "plots").exists()
     # greedy decoding is deterministic: a fresh run reproduces every completion
     again = run_eval(make_config(model=tiny_model, suite="stoich", splits=("in",), limit=1, max_new_tokens=6, threads=1,
                                  batch_size=2, out=str(tmp_path / "again")))

@@ -23,13 +23,13 @@ import pytest
 
 pytest.importorskip("openrlhf", reason="OpenRLHF is not installed (bash scripts/install.sh installs it)")
 
-from openrlhf.datasets import PromptDataset  # noqa: E402
-from openrlhf.datasets.utils import blending_datasets  # noqa: E402
-from openrlhf.utils.agent import SingleTurnAgentExecutor  # noqa: E402
+from openrlhf.datasets import PromptDataset
+from openrlhf.datasets.utils import blending_datasets
+from openrlhf.utils.agent import SingleTurnAgentExecutor
 
-import rlvr.rewards.openrlhf as rlvr_openrlhf  # noqa: E402
-from rlvr.cli import main as rlvr_main  # noqa: E402
-from rlvr.task import Task  # noqa: E402
+import rlvr.rewards.openrlhf as rlvr_openrlhf
+from rlvr.cli import main as rlvr_main
+from rlvr.task import Task
 
 
 @dataclass

@@ -14,12 +14,12 @@ import pytest
 
 trl = pytest.importorskip("trl", reason="TRL is not installed")
 
-import torch  # noqa: E402
-from datasets import Dataset  # noqa: E402
+import torch
+from datasets import Dataset
 
-import rlvr  # noqa: E402
-from rlvr.envs.trl import ChemToolEnv  # noqa: E402
-from rlvr.task import Task  # noqa: E402
+import rlvr
+from rlvr.envs.trl import ChemToolEnv
+from rlvr.task import Task
 
 pytestmark = pytest.mark.slow
 
@@ -38,15 +38,20 @@ TOOL_TEMPLATE = (
 
 
 def _two_tasks_one_answer(search: int = 200) -> tuple[Task, Task, str]:
-    """Two balancing tasks with as many species and different coefficients, and the first one's answer."""
-    seen: dict[int, Task] = {}
-    for index in range(search):
-        task = rlvr.generate("stoich.balance", "train", 0, index)
-        coefficients = task.ground_truth["coefficients"]
-        first = seen.setdefault(len(coefficients), task)
-        if first.ground_truth["coefficients"] != coefficients:
-            return first, task, ", ".join(str(c) for c in first.ground_truth["coefficients"])
-    raise AssertionError(f"no two stoich.balance tasks of the same size in the first {search}")
+    """Two balancing tasks with as many species and different coefficients, and the first one's answer.
+
+    The first has distinct one-digit coefficients (e.g. ``2, 1, 3``): a short answer without
+    repeats, which the tiny model learns in a few dozen steps (``2, 2, 2`` would need counting).
+    """
+    tasks = [rlvr.generate("stoich.balance", "train", 0, index) for index in range(search)]
+    for right in tasks:
+        coefficients = right.ground_truth["coefficients"]
+        if len(set(coefficients)) == len(coefficients) and max(coefficients) < 10:
+            wrong = next((t for t in tasks if len(t.ground_truth["coefficients"]) == len(coefficients)
+                          and t.ground_truth["coefficients"] != coefficients), None)
+            if wrong is not None:
+                return right, wrong, ", ".join(str(c) for c in coefficients)
+    raise AssertionError(f"no suitable pair of stoich.balance tasks in the first {search}")
 
 
 def _rows(tasks: tuple[Task, Task]) -> list[dict]:

@@ -14,15 +14,15 @@ import pytest
 
 verl = pytest.importorskip("verl", reason="verl is not installed (bash scripts/install.sh installs it)")
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-from omegaconf import OmegaConf  # noqa: E402
+import numpy as np
+import torch
+from omegaconf import OmegaConf
 
-import rlvr  # noqa: E402
-import rlvr.rewards.verl as rlvr_verl  # noqa: E402
-from rlvr.cli import main as rlvr_main  # noqa: E402
-from rlvr.export import verl_row  # noqa: E402
-from rlvr.task import Task  # noqa: E402
+import rlvr
+import rlvr.rewards.verl as rlvr_verl
+from rlvr.cli import main as rlvr_main
+from rlvr.export import verl_row
+from rlvr.task import Task
 
 GROUP = 3  # responses per prompt: right, wrong, unreadable (see mixed_answers)
 PROMPT_LEN, RESPONSE_LEN = 1024, 96
@@ -152,7 +152,7 @@ def _recipe_overrides() -> dict[str, str]:
     """The hydra overrides `recipes/verl/grpo.sh` passes to verl.trainer.main_ppo."""
     script = (Path(__file__).resolve().parents[2] / "recipes" / "verl" / "grpo.sh").read_text()
     command = script[script.index("verl.trainer.main_ppo"):]
-    pairs = re.findall(r"^\s+([\w.+]+)=(\S+?)\s*(?:\\|\"\$@\")?$", command, flags=re.M)
+    pairs = re.findall(r"^\s+([\w.+]+)=(\S+?)\s*(?:\\|\"\$@\")?$", command, flags=re.MULTILINE)
     return {key: value.strip("'\"") for key, value in pairs}
 
 
@@ -165,7 +165,8 @@ def test_grpo_recipe_overrides_exist_and_load_rlvr_reward(tokenizer_dir):
         node = config
         for part in parents:
             node = node[part]
-        assert leaf in node.keys(), f"recipes/verl/grpo.sh: {key} is not a verl 0.9 config key"
+        # keys(), not `in node`: OmegaConf answers False for a key whose value is still missing ("???")
+        assert leaf in node.keys(), f"recipes/verl/grpo.sh: {key} is not a verl 0.9 config key"  # noqa: SIM118
     from verl.trainer.ppo.reward import get_custom_reward_fn
 
     config.reward.custom_reward_function.name = overrides["reward.custom_reward_function.name"]
