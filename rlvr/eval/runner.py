@@ -217,6 +217,10 @@ def run_eval(
     gen_seconds = verify_seconds = 0.0
     n_generated = 0
     if pending:
+        log.info("generating %d completions (%d tasks x %d sample%s) with %s, up to %d new tokens each, in batches "
+                 "of %d; the time left is estimated after the first batch", len(pending) * config.samples,
+                 len(pending), config.samples, "s" if config.samples > 1 else "", _backend_label(config),
+                 config.max_new_tokens, config.batch_size)
         if backend is None:
             backend = make_backend(config)
             own_backend = True
@@ -318,9 +322,6 @@ def _generate_pending(
     n_generated = 0
     samples = config.samples
     total = len(pending)
-    log.info("generating %d completions (%d tasks x %d sample%s) with %s, up to %d new tokens each, in batches "
-             "of %d; the time left is estimated after the first batch", total * samples, total, samples,
-             "s" if samples > 1 else "", _backend_label(config), config.max_new_tokens, config.batch_size)
     with VerdictLog(verdict_path) as vlog, tqdm(
         total=total * samples, disable=not config.progress, desc=f"eval {config.suite if not config.tasks_file else 'tasks'}",
         unit="completion", dynamic_ncols=True,

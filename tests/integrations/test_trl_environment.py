@@ -60,13 +60,13 @@ def _rows(tasks: tuple[Task, Task]) -> list[dict]:
             for t in tasks]
 
 
-def _teach_tool_call(model, tokenizer, rows: list[dict], answer: str, steps: int = 90) -> str:
-    """Fine-tune the tiny model to answer each row's prompt with one ``submit_answer`` call; returns that call."""
+def _teach_tool_call(model, tokenizer, rows: list[dict], answer: str, steps: int = 120) -> str:
+    """Fine-tune the tiny model to answer each row's prompt, and the tool's reply, with one ``submit_answer`` call."""
     env = ChemToolEnv(max_turns=2)
     call = {"name": "submit_answer", "arguments": {"answer": answer}}
     target = "<tool_call>\n" + json.dumps(call) + "\n</tool_call><|im_end|>"
     target_ids = tokenizer(target, add_special_tokens=False)["input_ids"]
-    contexts = []
+    sequences = []
     for row in rows:
         messages = [dict(m) for m in row["prompt"]]
         messages[-1]["content"] += env.reset(**row)  # what TRL does with reset's return value
@@ -76,18 +76,23 @@ def _teach_tool_call(model, tokenizer, rows: list[dict], answer: str, steps: int
         for conversation in (messages, after_reply):
             prefix = tokenizer.apply_chat_template(conversation, tools=[env.submit_answer],
                                                    add_generation_prompt=True, tokenize=False)
-            contexts.append(torch.tensor([tokenizer(prefix, add_special_tokens=False)["input_ids"] + target_ids]))
-    labels = torch.tensor(target_ids)
+            sequences.append(tokenizer(prefix, add_special_tokens=False)["input_ids"] + target_ids)
+    # one left-padded batch: the target ends every row, so only its logits are computed
+    width = max(len(seq) for seq in sequences)
+    ids = torch.tensor([[tokenizer.pad_token_id] * (width - len(seq)) + seq for seq in sequences])
+    mask = torch.tensor([[0] * (width - len(seq)) + [1] * len(seq) for seq in sequences])
+    positions = (mask.cumsum(-1) - 1).clamp(min=0)
+    labels = torch.tensor(target_ids).repeat(len(sequences))
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
     model.train()
     for _ in range(steps):
-        for ids in contexts:  # logits only where the loss is: the positions predicting the call
-            logits = model(input_ids=ids, logits_to_keep=len(target_ids) + 1).logits[0, :-1]
-            loss = torch.nn.functional.cross_entropy(logits, labels)
-            loss.backward()
+        logits = model(input_ids=ids, attention_mask=mask, position_ids=positions,
+                       logits_to_keep=len(target_ids) + 1).logits[:, :-1]
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels)
+        loss.backward()
         optimizer.step()
         optimizer.zero_grad()
-    assert loss.item() < 0.1, f"the tiny model did not learn the tool call (loss {loss.item():.3f})"
+    assert loss.item() < 0.05, f"the tiny model did not learn the tool call (loss {loss.item():.3f})"
     return target
 
 
