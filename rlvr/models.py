@@ -17,8 +17,10 @@ import os
 import shutil
 import tempfile
 import time
+import warnings
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from rlvr.paths import cache_dir
 
@@ -223,3 +225,15 @@ def load_model_and_tokenizer(
     if device is not None:
         model.to(device)
     return model, tokenizer
+
+
+#: model-level checkpointing aliases that TRL and peft call and transformers 5 deprecates (a warning each)
+_ALIASES = r"`(is_gradient_checkpointing|gradient_checkpointing_enable|gradient_checkpointing_disable)` is deprecated"
+
+
+@contextmanager
+def quiet_checkpointing_aliases() -> Iterator[None]:
+    """Within the block, ignore transformers' FutureWarnings for the checkpointing aliases TRL and peft call."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=_ALIASES, category=FutureWarning)
+        yield

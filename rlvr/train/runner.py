@@ -16,8 +16,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Sequence
 
-from rlvr.models import load_tokenizer, resolve_model
-from rlvr.train.checkpointing import quiet_checkpointing_aliases
+from rlvr.models import load_tokenizer, quiet_checkpointing_aliases, resolve_model
 from rlvr.train.config import TaskArguments, has_accelerator
 from rlvr.train.curriculum import Curriculum
 from rlvr.train.data import build_eval_sets, build_train_dataset

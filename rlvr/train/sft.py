@@ -31,12 +31,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from rlvr.models import load_tokenizer, resolve_model
+from rlvr.models import load_tokenizer, quiet_checkpointing_aliases, resolve_model
 from rlvr.train.checkpointing import NEW as NEW_CHECKPOINTING
 from rlvr.train.checkpointing import OLD as OLD_CHECKPOINTING
-from rlvr.train.checkpointing import (
-    checkpointing_argv, checkpointing_kwargs, quiet_checkpointing_aliases, recipe_checkpointing,
-)
+from rlvr.train.checkpointing import checkpointing_argv, checkpointing_kwargs, recipe_checkpointing
 from rlvr.train.config import (
     CPU_OVERRIDES, TaskArguments, _peek_algorithm, config_classes, has_accelerator, recipe_mapping,
 )

@@ -1,7 +1,7 @@
 """TRL's GRPOTrainer runs ChemToolEnv through environment_factory: reset, real submit_answer tool calls, get_reward.
 
 The policy is a tiny Llama built locally (no hub) with a compact tool-capable ChatML template; TRL
-parses its tool calls with its own Qwen-style response parser. Ninety optimizer steps teach it
+parses its tool calls with its own Qwen-style response parser. 120 optimizer steps teach it
 one behaviour: whatever the question, call ``submit_answer`` with the same coefficients. The two
 training rows are chosen so that this answer is right for one task and wrong for the other, so
 every batch holds both outcomes and the episode reward must vary; the environments record the calls.

@@ -82,6 +82,19 @@ def test_rubric_scores_right_one_wrong_zero(mix, answers):
     assert _score(tasks[0], "").reward == 0.0 and _score(tasks[0], "").metrics["answered"] == 0.0
 
 
+def test_episode_stops_after_one_reply():
+    """The task's stop hook, as a rollout binds it (a Trace predicate), ends the episode after one turn."""
+    from verifiers.v1.rollout import hook_boundary
+
+    task = next(iter(_taskset(mix="mol.count")))
+    (stop,) = task.hooks("stop")
+    assert hook_boundary(stop, allow_trace=True) is vf.Trace
+    answered = _trace(task, rlvr.oracle_completion(task.rlvr_task))
+    unanswered = _trace(task, "x")
+    unanswered.nodes.pop()
+    assert asyncio.run(stop(answered)) is True and asyncio.run(stop(unanswered)) is False
+
+
 def test_reward_mode_gives_partial_credit():
     """``task.reward_mode=f1``: an answer missing one product species earns partial credit, not 0."""
     strict = list(_taskset(mix="stoich.t2", seed=2).take(4))

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from rlvr.models import quiet_checkpointing_aliases
 from rlvr.train.config import parse_recipe
 from rlvr.train.runner import train
 
@@ -22,7 +23,8 @@ def assert_adapter_reloads(folder: Path, tiny_model: str) -> None:
     assert (folder / "adapter_config.json").is_file()
     assert (folder / "adapter_model.safetensors").is_file()
     base = AutoModelForCausalLM.from_pretrained(tiny_model)
-    model = PeftModel.from_pretrained(base, str(folder))
+    with quiet_checkpointing_aliases():
+        model = PeftModel.from_pretrained(base, str(folder))
     names = [n for n, _ in model.named_parameters() if "lora_" in n]
     assert names, "the reloaded model has no LoRA weights"
 

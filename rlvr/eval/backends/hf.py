@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from rlvr.eval.backends.base import Backend, BackendUnavailable, Completion
-from rlvr.models import load_model_and_tokenizer, resolve_model
+from rlvr.models import load_model_and_tokenizer, quiet_checkpointing_aliases, resolve_model
 from rlvr.rng import stable_hash
 from rlvr.task import Task
 
@@ -84,7 +84,8 @@ class TransformersBackend(Backend):
                 from peft import PeftModel
             except ImportError as exc:  # pragma: no cover - peft ships with the train extra
                 raise BackendUnavailable("--adapter needs peft: pip install 'rlvr-chem[train]'") from exc
-            model_obj = PeftModel.from_pretrained(model_obj, adapter)
+            with quiet_checkpointing_aliases():
+                model_obj = PeftModel.from_pretrained(model_obj, adapter)
         self.adapter = adapter
         self.model = model_obj.to(self.device).eval()
         self.tokenizer = tokenizer
