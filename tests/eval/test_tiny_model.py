@@ -3,6 +3,7 @@ import json
 
 from rlvr.eval import run_eval
 from rlvr.eval.backends.hf import TransformersBackend, render_prompt
+from rlvr.models import quiet_checkpointing_aliases
 from rlvr.reasons import answered
 
 
@@ -48,7 +49,8 @@ def test_lora_adapter_loads(tiny_model, make_config, tmp_path):
     from transformers import AutoModelForCausalLM
 
     model = AutoModelForCausalLM.from_pretrained(tiny_model)
-    peft_model = get_peft_model(model, LoraConfig(r=2, target_modules=["q_proj", "v_proj"]))
+    with quiet_checkpointing_aliases():
+        peft_model = get_peft_model(model, LoraConfig(r=2, target_modules=["q_proj", "v_proj"]))
     adapter = tmp_path / "adapter"
     peft_model.save_pretrained(str(adapter))
     result = run_eval(make_config(model=tiny_model, adapter=str(adapter), suite="stoich", splits=("in",), limit=1,

@@ -110,6 +110,8 @@ def test_grpo_runs_the_tool_environment_for_two_steps(tmp_path, one_thread):
     from trl import GRPOConfig, GRPOTrainer
     from trl.chat_template_utils import qwen3_template
 
+    from rlvr.models import quiet_checkpointing_aliases
+    from rlvr.train.checkpointing import checkpointing_kwargs
     from rlvr.train.tiny import build_tiny_model
 
     right, wrong, answer = _two_tasks_one_answer()
@@ -136,11 +138,12 @@ def test_grpo_runs_the_tool_environment_for_two_steps(tmp_path, one_thread):
         output_dir=str(tmp_path / "out"), max_steps=2, per_device_train_batch_size=4, num_generations=2,
         max_completion_length=256, temperature=0.3, learning_rate=1e-5, beta=0.0, logging_steps=1,
         save_strategy="no", report_to="none", use_cpu=True, bf16=False, fp16=False, seed=0,
-        max_tool_calling_iterations=2, gradient_checkpointing=False,
+        max_tool_calling_iterations=2, **checkpointing_kwargs(GRPOConfig, False),
     )
-    trainer = GRPOTrainer(model=model, processing_class=tokenizer, args=args,
-                          train_dataset=Dataset.from_list(rows), environment_factory=factory)
-    trainer.train()
+    with quiet_checkpointing_aliases():
+        trainer = GRPOTrainer(model=model, processing_class=tokenizer, args=args,
+                              train_dataset=Dataset.from_list(rows), environment_factory=factory)
+        trainer.train()
 
     logs = [entry for entry in trainer.state.log_history if "rewards/ChemToolEnv/mean" in entry]
     assert len(logs) == 2 and trainer.state.global_step == 2
