@@ -163,53 +163,6 @@ def _oxidation(mol: Chem.Mol, v: dict[str, Any]) -> None:
             v[f"oxidation_state_{el}_{mm}_index"] = idx
 
 
-def compute_record(mol: Chem.Mol) -> Record:
-    """Every core-tier value of ``mol`` (BRICS leaves and template products excepted), plus bounded features."""
-    v: dict[str, Any] = {}
-    bounded: dict[str, str] = {}
-    atoms = list(mol.GetAtoms())
-    heavy_deg = [sum(1 for n in a.GetNeighbors() if n.GetAtomicNum() != 1) for a in atoms]
-    z = [a.GetAtomicNum() for a in atoms]
-
-    _ring_features(mol, v)
-    carbons = [i for i, zi in enumerate(z) if zi == 6]
-    v["chain_termini_index"] = [i for i in carbons if heavy_deg[i] == 1]
-    v["branch_point_index"] = [i for i in carbons if heavy_deg[i] >= 3]
-    v["csp3_carbon_index"] = [i for i in carbons if atoms[i].GetHybridization() == Chem.HybridizationType.SP3]
-    adj = [[n.GetIdx() for n in a.GetNeighbors()] for a in atoms]
-    chain = longest_simple_path(adj, carbons)
-    v["longest_carbon_chain_index"] = sorted(chain.path)
-    if not chain.exact:
-        bounded["longest_carbon_chain"] = chain.reason
-    _stereo_features(mol, v)
-    v["carbon_atom_index"] = carbons
-    v["hetero_atom_index"] = [i for i, zi in enumerate(z) if zi not in (1, 6)]
-    v["halogen_atom_index"] = [i for i, zi in enumerate(z) if zi in _HALOGENS]
-    v["heavy_atom_index"] = [i for i, zi in enumerate(z) if zi != 1]
-    formula = mol_formula(mol)
-    v["hydrogen_atom_count"] = formula.as_dict().get("H", 0)
-    v["molecular_formula_count"] = formula.hill()
-    for key, pattern in HBOND_PATTERNS.items():
-        v[f"{key}_index"] = sorted({m[0] for m in mol.GetSubstructMatches(pattern, uniquify=True)})
-    rot = mol.GetSubstructMatches(STRICT_ROTATABLE, uniquify=True)
-    v["rotatable_bond_count"] = len(rot)
-    v["rotatable_bond_index"] = sorted({a for m in rot for a in m})
-    _oxidation(mol, v)
-    _brics_bonds(mol, v)
-    _murcko(mol, v)
-    for name, instances in functional_group_instances(mol).items():
-        v[f"functional_group_{name}_count"] = len(instances)
-        v[f"functional_group_{name}_index"] = sorted({a for inst in instances for a in inst})
-    for name, sites in reaction_sites(mol).items():
-        v[f"{TEMPLATE_PREFIX}{name}_count"] = len(sites)
-        v[f"{TEMPLATE_PREFIX}{name}_index"] = sorted({a for site in sites for a in site})
-    # count forms of atom-valued features
-    for spec in CORE_SPECS:
-        if spec.count_unit == "atoms" and spec.index_key and spec.count_key not in v:
-            v[spec.count_key] = len(v[spec.index_key])  # type: ignore[index]
-    return Record({k: (tuple(x) if isinstance(x, list) else x) for k, x in v.items()}, bounded, len(atoms))
-
-
 #: key prefix -> the solver group that computes it (keys of no listed prefix come from the base group:
 #: rings, chain ends, stereo, atom lists and the formula, always computed since stereo perception
 #: edits the molecule the later groups read)
@@ -234,10 +187,25 @@ def solver_group(key: str) -> str:
     return "base"
 
 
+#: every solver group beyond the always-computed base
+ALL_GROUPS: frozenset[str] = frozenset(group for _prefix, group in _GROUP_PREFIXES)
+
+
+def compute_record(mol: Chem.Mol) -> Record:
+    """Every core-tier value of ``mol`` (BRICS leaves and template products excepted), plus bounded features."""
+    return _compute(mol, ALL_GROUPS)
+
+
 def compute_values(mol: Chem.Mol, keys: Iterable[str]) -> Record:
     """The core-tier values :func:`compute_record` gives for ``keys`` (and those of the same solver
-    groups), computing only the groups the keys need, in :func:`compute_record`'s order."""
-    groups = {solver_group(k) for k in keys}
+    groups), computing only the groups the keys need, in the same order."""
+    return _compute(mol, {solver_group(k) for k in keys})
+
+
+def _compute(mol: Chem.Mol, groups: Iterable[str]) -> Record:
+    """The base group's values plus those of ``groups``, in one fixed order (stereo perception edits
+    the molecule the later groups read)."""
+    groups = set(groups)
     v: dict[str, Any] = {}
     bounded: dict[str, str] = {}
     atoms = list(mol.GetAtoms())
