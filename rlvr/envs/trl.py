@@ -20,6 +20,7 @@ from typing import Any
 
 from rlvr.datasets import MixLike, Mixture
 from rlvr.envs.episode import Episode, TurnConfig, prompt_text
+from rlvr.registry import DEFAULT_ENV_MIX
 from rlvr.rng import stable_hash
 from rlvr.task import Task
 
@@ -44,7 +45,7 @@ class ChemToolEnv:
         reward_mode: the checkers' reward mode (default: the family's own).
     """
 
-    def __init__(self, mix: MixLike = "stoich.t2", split: str = "train", seed: int = 0, *, max_turns: int = 3,
+    def __init__(self, mix: MixLike = DEFAULT_ENV_MIX, split: str = "train", seed: int = 0, *, max_turns: int = 3,
                  turn_penalty: float = 0.1, reward_mode: str | None = None) -> None:
         self._mix = mix
         self._split = split
