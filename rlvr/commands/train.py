@@ -10,6 +10,6 @@ from rlvr.commands.common import register_passthrough
 def register(sub) -> None:
     register_passthrough(
         sub, "train",
-        help="RL fine-tuning with TRL GRPO/RLOO from a YAML recipe (rlvr train --config recipes/quickstart.yaml)",
+        help="RL fine-tuning with TRL GRPO/RLOO from a YAML recipe (rlvr train --config recipes/cpu_long.yaml)",
         entry="rlvr.train.entry:main",
     )

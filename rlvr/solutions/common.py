@@ -10,11 +10,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Iterable, Literal
 
-Style = Literal["terse", "detailed"]
-STYLES: tuple[str, ...] = ("terse", "detailed")
+Style = Literal["brief", "terse", "detailed"]
+#: ``brief``: the fewest lines that still show the computation (for small models and short RL completions;
+#: a family without a brief form writes terse); ``terse``: the essential steps; ``detailed``: also checks
+STYLES: tuple[str, ...] = ("brief", "terse", "detailed")
 
 #: default character budget of a whole completion (reasoning + answer block) per style
-DEFAULT_MAX_CHARS: dict[str, int] = {"terse": 2500, "detailed": 6000}
+DEFAULT_MAX_CHARS: dict[str, int] = {"brief": 2500, "terse": 2500, "detailed": 6000}
 
 
 class SolutionError(ValueError):
@@ -23,7 +25,7 @@ class SolutionError(ValueError):
 
 @dataclass(frozen=True)
 class SolutionOptions:
-    """How a trace is rendered: ``style`` (terse/detailed) and the completion's character budget."""
+    """How a trace is rendered: ``style`` (brief/terse/detailed) and the completion's character budget."""
 
     style: str = "terse"
     max_chars: int | None = None
@@ -41,6 +43,10 @@ class SolutionOptions:
     @property
     def detailed(self) -> bool:
         return self.style == "detailed"
+
+    @property
+    def brief(self) -> bool:
+        return self.style == "brief"
 
 
 @dataclass

@@ -179,6 +179,10 @@ def _solve_products(task: Task, options: SolutionOptions, *, type2: bool) -> tup
     for s in [*reactants, *reagents, *products]:
         written.setdefault(_key(s, encoding), s)
 
+    if options.brief and not (type2 and semantics == "paper"):
+        trace, out = _limiting_brief(amount, r_keys, p_keys, written)
+        return trace, format_bag({written[k]: v for k, v in out.items() if v > 0})
+
     trace = Trace()
     eq = _equation_text({written[k]: c for k, c in r_keys.items()}, {written[k]: c for k, c in g_keys.items()},
                         {written[k]: c for k, c in p_keys.items()})
@@ -209,6 +213,35 @@ def _solve_products(task: Task, options: SolutionOptions, *, type2: bool) -> tup
               f"{totals_text(side_total(pairs_out), order)}.", detail=True)
     trace.add("After the reaction: " + ", ".join(f"{written[k]} {v}" for k, v in out.items() if v > 0) + ".")
     return trace, format_bag(bag)
+
+
+def _limiting_brief(
+    amount: dict[str, int], r_keys: dict[str, int], p_keys: dict[str, int], written: dict[str, str],
+) -> tuple[Trace, dict[str, int]]:
+    """The brief limiting-reactant trace: ``n = a // c`` (a min over reactants), then each count that changes.
+
+    ``n = min(10 // 2, 6 // 1) = 5`` / ``5 x 2 = 10; 5 x 1 = 5``: the products in the reaction's order (a
+    product already present as ``1 + 5 x 2 = 11``), then leftover reactants by name (``HCl: 6 - 5 x 1 = 1``).
+    """
+    runs = {key: amount.get(key, 0) // coef for key, coef in r_keys.items()}
+    if not runs:
+        raise SolutionError("the reaction has no reactants")
+    n = min(runs.values())
+    parts = [f"{amount.get(k, 0)} // {c}" for k, c in r_keys.items()]
+    trace = Trace().add(f"n = {parts[0]} = {n}" if len(parts) == 1 else f"n = min({', '.join(parts)}) = {n}")
+    out: dict[str, int] = {key: amount.get(key, 0) for key in [*p_keys, *(k for k in amount if k not in p_keys)]}
+    steps = []
+    if n:
+        for key, c in p_keys.items():
+            before = amount.get(key, 0)
+            out[key] = before + n * c
+            steps.append((f"{before} + " if before else "") + f"{n} x {c} = {out[key]}")
+        for key, c in r_keys.items():
+            out[key] = amount.get(key, 0) - n * c
+            if out[key]:
+                steps.append(f"{written[key]}: {amount.get(key, 0)} - {n} x {c} = {out[key]}")
+    trace.add("; ".join(steps) if steps else "nothing reacts")
+    return trace, out
 
 
 def _limiting(

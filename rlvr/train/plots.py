@@ -107,28 +107,32 @@ def plot_before_after(
     title: str = "",
     window: int | None = None,
     metrics: Sequence[tuple[str, str]] = (("exact_match", "exact match"), ("f1", "F1"), ("format_ok", "format ok")),
+    warm: Mapping[str, Mapping[str, float]] | None = None,
 ) -> Path:
-    """Train curves (left) and held-out scores before vs after training per split (right, in %).
+    """Train curves (left) and held-out scores per split at each stage (right, in %): before and after
+    training, and after the warm start in between when ``warm`` is given.
 
-    ``before`` / ``after``: split -> {metric: fraction} (the quickstart's per-split scores).
+    ``before`` / ``warm`` / ``after``: split -> {metric: fraction} (the quickstart's per-split scores).
     """
     plt = pyplot()
     train = _train_logs(history)
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.2))
     _draw_train(left, train, _window(train, window))
     splits = [s for s in before if s in after]
-    width = 0.8 / (2 * len(metrics))
+    stages = [(before, "base", 0.3)] + ([(warm, "warm start", 0.6)] if warm else []) + [(after, "after", 0.95)]
+    k = len(stages)
+    width = 0.8 / (k * len(metrics))
     for m, (key, label) in enumerate(metrics):
-        for j, (scores, when) in enumerate(((before, "before"), (after, "after"))):
-            xs = [i + (2 * m + j - len(metrics) + 0.5) * width for i in range(len(splits))]
+        for j, (scores, when, alpha) in enumerate(stages):
+            xs = [i + (k * m + j - k * len(metrics) / 2 + 0.5) * width for i in range(len(splits))]
             ys = [100 * float(scores[s].get(key, 0.0)) for s in splits]
-            right.bar(xs, ys, width, label=f"{label} {when}", color=f"C{m}", alpha=0.35 if when == "before" else 0.9)
+            right.bar(xs, ys, width, label=f"{label} {when}", color=f"C{m}", alpha=alpha)
             for x, y in zip(xs, ys):
-                right.text(x, y + 1, f"{y:.0f}", ha="center", fontsize=7)
+                right.text(x, y + 1, f"{y:.0f}", ha="center", fontsize=6)
     right.set_xticks(range(len(splits)), splits)
     n = next((int(before[s].get("n", 0)) for s in splits), 0)
     right.set_ylabel("%")
     right.set_ylim(0, 135)
-    right.set_title(f"held-out tasks, greedy ({n} per split): before (faint) vs after")
-    right.legend(fontsize=7, ncol=len(metrics), loc="upper center")
+    right.set_title(f"held-out tasks, greedy ({n} per split): " + " -> ".join(w for _, w, _ in stages) + " (faint to solid)")
+    right.legend(fontsize=6, ncol=len(metrics), loc="upper center")
     return _save(fig, out_png, title)

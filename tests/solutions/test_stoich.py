@@ -17,7 +17,7 @@ from rlvr.chem.notation import parse_bag
 from rlvr.generators.stoich.builders import build_products_task
 from rlvr.generators.stoich.configs import ProductsConfig
 from rlvr.generators.stoich.reaction import make_view
-from rlvr.solutions import SolutionError, worked_solution, write_solution
+from rlvr.solutions import STYLES, SolutionError, worked_solution, write_solution
 from rlvr.solutions.byproduct import byproduct_library, decompositions
 
 ENCODINGS = ("formula", "smiles")
@@ -46,7 +46,7 @@ def test_product_traces_verify(encoding, family, semantics, mode):
     solved = 0
     for split in PRODUCT_SPLITS:
         for task in rlvr.sample(family, n=5, split=split, seed=7, encoding=encoding, semantics=semantics, prompt_mode=mode):
-            for style in ("terse", "detailed"):
+            for style in STYLES:
                 text = _solve_or_undetermined(task, style)
                 if text is None:
                     continue
@@ -63,7 +63,7 @@ def test_product_traces_verify(encoding, family, semantics, mode):
 def test_balance_and_byproduct_traces_verify(encoding, family, splits):
     for split in splits:
         for task in rlvr.sample(family, n=8, split=split, seed=5, encoding=encoding):
-            for style in ("terse", "detailed"):
+            for style in STYLES:
                 verdict = rlvr.verify(task, worked_solution(task, style))
                 assert verdict.reward == 1.0 and verdict.correct, (task.id, style, verdict.reason)
 
@@ -99,7 +99,7 @@ def _blind(task):
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_traces_do_not_read_hidden_fields(family, options, encoding):
     for task in rlvr.sample(family, n=6, split="train", seed=3, encoding=encoding, **options):
-        for style in ("terse", "detailed"):
+        for style in STYLES:
             try:
                 expected = write_solution(task, style)
             except SolutionError:
@@ -198,6 +198,26 @@ def test_sabatier_type1_example():
     assert "runs n = 2 times" in text
     assert "H2 8 - 8 = 0" in text and "H2O 2 x 2 = 4" in text
     assert sorted(parse_bag(_answer(text))) == [("CH4", 2), ("H2O", 4), ("Ni", 2)]
+
+
+def test_brief_sabatier_shows_the_runs_and_each_changed_count():
+    view = make_view({"CO2": 1, "H2": 4}, {"CH4": 1, "H2O": 2}, {"Ni": 1}, encoding="formula")
+    task = build_products_task("stoich.t1", view, k=2, config=ProductsConfig(prompt_mode="open"))
+    text = worked_solution(task, "brief")
+    lines = text.splitlines()
+    assert lines[0] == "n = min(2 // 1, 8 // 4) = 2"
+    assert lines[1] == "CH4: 2 x 1 = 2; H2O: 2 x 2 = 4"
+    assert sorted(parse_bag(_answer(text))) == [("CH4", 2), ("H2O", 4), ("Ni", 2)]
+    assert len(text) < len(worked_solution(task, "terse")) / 2
+
+
+def test_brief_type2_lists_leftovers_and_products_already_present():
+    view = make_view({"CO2": 1, "H2": 4}, {"CH4": 1, "H2O": 2}, {}, encoding="formula")
+    task = build_products_task("stoich.t2", view, k=2, config=ProductsConfig(prompt_mode="open"))
+    task.meta["inputs"] = {"CO2": 3, "H2": 8, "H2O": 1}
+    text = write_solution(task, "brief")
+    assert text.splitlines()[:2] == ["n = min(3 // 1, 8 // 4) = 2", "CH4: 2 x 1 = 2; H2O: 1 + 2 x 2 = 5; CO2: 3 - 2 x 1 = 1"]
+    assert sorted(parse_bag(_answer(text))) == [("CH4", 2), ("CO2", 1), ("H2O", 5)]
 
 
 @pytest.mark.slow

@@ -22,10 +22,10 @@ def _parse(*argv: str):
 
 
 @pytest.mark.parametrize("recipe, cli, expected", [
-    ("quickstart", [], False),                                   # the recipe says false
+    ("cpu_long", [], False),                                     # the recipe says false
     ("grpo/stoich_t2_formula", [], None),                        # silent: off on CPU, TRL's default elsewhere
     ("grpo/stoich_t2_formula", ["--gradient_checkpointing", "true"], True),
-    ("quickstart", ["--activation_checkpointing=true"], True),
+    ("cpu_long", ["--activation_checkpointing=true"], True),
 ])
 def test_recipes_parse_without_deprecation_warnings(recipe, cli, expected):
     _, training_args, _ = _parse("--config", find_recipe(recipe), *cli)

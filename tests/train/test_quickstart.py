@@ -37,7 +37,7 @@ def test_quickstart_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
     result = run_quickstart(
         output_dir=str(tmp_path / "qs"), max_steps=1, eval_size=1, max_new_tokens=8,
         overrides=["--model_name_or_path", tiny_model, "--max_completion_length", "8", "--report_to", "none",
-                   "--save_steps", "1"],
+                   "--save_steps", "1", "--sft_steps", "1", "--sft_train_size", "2", "--sft_batch_size", "2"],
     )
     assert set(result.before) == set(result.after) == {"in", "cross", "out"}
     assert result.train["steps"] == 1
@@ -48,6 +48,9 @@ def test_quickstart_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
     for row in summary["splits"].values():
         assert row["n"] == 1 and 0.0 <= row["p_value"] <= 1.0
         assert {"em_before", "em_after", "f1_before", "f1_after", "format_before", "format_after"} <= set(row)
+        assert {"em_warm", "p_value_rl", "gained_rl", "lost_rl", "f1_warm", "format_warm"} <= set(row)
+    assert summary["warm_start_steps"] == 1 and (tmp_path / "qs" / "warm_start" / "merged").is_dir()
+    assert json.loads((tmp_path / "qs" / "eval_warm" / "scores.json").read_text())["in"]["n"] == 1
     metrics = (tmp_path / "qs" / "train" / "metrics.jsonl").read_text().splitlines()
     assert metrics and all(json.loads(line)["step"] >= 0 for line in metrics)
     assert (tmp_path / "qs" / "train" / "adapter_model.safetensors").is_file()
@@ -70,6 +73,21 @@ def test_summary_pairs_the_same_tasks_before_and_after():
     assert summary["out"]["p_value"] == 1.0 and list(summary) == ["in", "out"]
 
 
+def test_summary_separates_the_warm_start_from_the_rl_stage():
+    before = [_record("in", "no_answer", False, 0.0, id=f"t{i}") for i in range(10)]
+    warm = [_record("in", "ok", i < 6, 1.0 if i < 6 else 0.5, id=f"t{i}") for i in range(10)]
+    after = [_record("in", "ok", i < 7 or i == 9, 1.0, id=f"t{i}") for i in range(10)]
+    after[0] = _record("in", "wrong_count", False, 0.5, id="t0")
+    summary = build_summary(before, after, score_records(before), score_records(after), warm, score_records(warm))
+    row = summary["in"]
+    assert row["em_before"] == 0.0 and row["em_warm"] == pytest.approx(0.6) and row["em_after"] == pytest.approx(0.7)
+    assert (row["gained"], row["lost"]) == (7, 0) and row["p_value"] == pytest.approx(2 / 2 ** 7)
+    assert (row["gained_rl"], row["lost_rl"]) == (2, 1) and row["p_value_rl"] == 1.0
+    assert row["f1_warm"] == pytest.approx(0.8) and row["format_warm"] == 1.0
+    table = render_table(score_records(before), score_records(after), score_records(warm))
+    assert "0.0 -> 60.0 -> 70.0 (+70.0)" in table
+
+
 def test_compact_line_shows_step_reward_exact_format_and_speed():
     logs = {"reward": 0.4123, "rewards/exact_reward/mean": 0.125, "rewards/format_reward/mean": 0.95, "loss": 0.1}
     line = compact_line(10, 40, logs, 14.24)
@@ -79,10 +97,13 @@ def test_compact_line_shows_step_reward_exact_format_and_speed():
 
 def test_the_quickstart_recipe_has_a_fixed_step_budget():
     """A step budget, not minutes: the same seed gives the same steps on a busy or an idle machine."""
-    from rlvr.train.config import parse_recipe
     from rlvr.train.entry import find_recipe
+    from rlvr.train.sft import parse_sft_recipe
 
-    task_args, training_args, _ = parse_recipe(["--config", find_recipe("quickstart"), "--output_dir", "unused"])
-    assert task_args.max_train_minutes == 0
+    task_args, sft_args, training_args, _ = parse_sft_recipe(["--config", find_recipe("quickstart"), "--output_dir", "unused"])
+    assert task_args.max_train_minutes == 0 and sft_args.sft_steps > 0 and sft_args.sft_style == "brief"
     assert 0 < training_args.max_steps <= 200
-    assert task_args.eval_size >= 100
+    from rlvr.train.data import eval_set_specs
+
+    sizes = {spec["split"]: spec["size"] for spec in eval_set_specs(task_args).values()}
+    assert sizes["test_in"] >= 100 and sizes["test_cross"] > 0 and sizes["test_out"] > 0

@@ -85,7 +85,8 @@ class TransformersBackend(Backend):
             except ImportError as exc:  # pragma: no cover - peft ships with the train extra
                 raise BackendUnavailable("--adapter needs peft: pip install 'rlvr-chem[train]'") from exc
             with quiet_checkpointing_aliases():
-                model_obj = PeftModel.from_pretrained(model_obj, adapter)
+                # merged into the weights for generation: the same model, without LoRA's extra matmuls per layer
+                model_obj = PeftModel.from_pretrained(model_obj, adapter).merge_and_unload()
         self.adapter = adapter
         self.model = model_obj.to(self.device).eval()
         self.tokenizer = tokenizer

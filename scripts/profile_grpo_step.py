@@ -1,0 +1,124 @@
+"""Where a GRPO step's time goes: generation, reward (the gym), data (the gym), and the rest.
+
+    python scripts/profile_grpo_step.py --config recipes/quickstart.yaml --steps 6 \
+        [--model_name_or_path outputs/quickstart/warm_start/merged] [--KEY VALUE ...]
+
+Runs a few real GRPO steps of the recipe (warm start keys are ignored: give a warm-started model with
+``--model_name_or_path`` to profile the completions the quickstart's RL stage sees) and reports per
+step, as medians over the steps after the first:
+
+- ``generate``: TRL's ``transformers.generate`` block (sampling the group's completions);
+- ``reward``: every reward function call (rlvr's verdicts; TRL times each function);
+- ``data``: building the step's prompts from rlvr's task stream (timed by iterating the same dataset);
+- ``rest``: the step minus the above (log-probabilities, loss, backward, optimizer, logging).
+
+The gym's share is ``(reward + data) / step``. TRL times its blocks with ``profiling_context`` and sends
+them only to experiment trackers; this script records them instead (a benchmark, not part of rlvr).
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from transformers import TrainerCallback  # noqa: E402
+from trl.extras.profiling import ProfilingContext  # noqa: E402
+import trl.trainer.grpo_trainer as grpo_module  # noqa: E402
+
+from rlvr.train.data import build_train_dataset  # noqa: E402
+from rlvr.train.runner import build_trainer  # noqa: E402
+from rlvr.train.sft import parse_sft_recipe  # noqa: E402
+
+DURATIONS: dict[str, list[tuple[int, float]]] = defaultdict(list)
+
+
+class RecordingContext(ProfilingContext):
+    """TRL's profiling block, recorded here (per step) instead of sent to a tracker."""
+
+    def _log_metrics(self, duration: float) -> None:
+        DURATIONS[self.name].append((int(self.step or 0), duration))
+
+
+def recording_context(trainer: Any, name: str) -> ProfilingContext:
+    return RecordingContext(name=name, report_to=[], step=trainer.state.global_step)
+
+
+class StepClock(TrainerCallback):
+    """Wall time of every optimizer step."""
+
+    def __init__(self) -> None:
+        self.steps: list[float] = []
+        self._t0 = 0.0
+
+    def on_step_begin(self, args, state, control, **kwargs):  # noqa: ANN001, ANN201
+        self._t0 = time.perf_counter()
+
+    def on_step_end(self, args, state, control, **kwargs):  # noqa: ANN001, ANN201
+        self.steps.append(time.perf_counter() - self._t0)
+
+
+def data_seconds_per_step(task_args: Any, training_args: Any, steps: int) -> float:
+    """Seconds to draw one step's prompts from the same task stream (median over ``steps`` steps)."""
+    dataset = build_train_dataset(task_args, training_args)
+    per_step = max(1, int(training_args.per_device_train_batch_size) // int(training_args.num_generations))
+    per_step *= int(getattr(training_args, "gradient_accumulation_steps", 1) or 1)
+    it = iter(dataset)
+    times = []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        for _ in range(per_step):
+            next(it)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main(argv: list[str]) -> int:
+    steps = 6
+    if "--steps" in argv:
+        i = argv.index("--steps")
+        steps = int(argv[i + 1])
+        del argv[i:i + 2]
+    out = "/tmp/rlvr-profile-grpo"
+    task_args, _sft, training_args, model_args = parse_sft_recipe(
+        [*argv, "--max_steps", str(steps), "--output_dir", out, "--save_strategy", "no", "--report_to", "none"],
+        prog="profile_grpo_step")
+    training_args.eval_strategy = "no"
+    grpo_module.profiling_context = recording_context
+    clock = StepClock()
+    trainer = build_trainer(task_args, training_args, model_args, callbacks=[clock])
+    trainer.train()
+
+    def per_step(match: str) -> dict[int, float]:
+        sums: dict[int, float] = defaultdict(float)
+        for name, rows in DURATIONS.items():
+            if match(name):
+                for step, d in rows:
+                    sums[step] += d
+        return sums
+
+    gen = per_step(lambda n: "generate" in n)
+    reward = per_step(lambda n: "generate" not in n and "sync" not in n)
+    data = data_seconds_per_step(task_args, training_args, steps)
+    rows = []
+    for i, total in enumerate(clock.steps):
+        g, r = gen.get(i, 0.0), reward.get(i, 0.0)
+        rows.append((total, g, r, data, total - g - r))
+    body = rows[1:] or rows
+    med = [statistics.median(col) for col in zip(*body)]
+    names = ("step", "generate", "reward", "data", "rest")
+    print(f"{len(body)} steps (the first is left out), medians in seconds; reward functions: {task_args.reward_funcs}")
+    print("  ".join(f"{n} {v:.4f}" for n, v in zip(names, med)))
+    step = med[0]
+    print(f"shares: generate {100 * med[1] / step:.1f} %, reward {100 * med[2] / step:.3f} %, data {100 * med[3] / step:.3f} %, "
+          f"rest {100 * med[4] / step:.1f} %; the gym (reward + data): {100 * (med[2] + med[3]) / step:.3f} %")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
