@@ -22,12 +22,15 @@ COMPACT_KEYS: dict[str, tuple[str, ...]] = {
     "exact": ("rewards/exact_reward/mean", "rewards/exact_reward"),
     "format": ("rewards/format_reward/mean", "rewards/format_reward"),
 }
+#: the compact line of a supervised (SFT) run
+SFT_KEYS: dict[str, tuple[str, ...]] = {"loss": ("loss",), "token accuracy": ("mean_token_accuracy",)}
 
 
-def compact_line(step: int, total: int, logs: dict[str, Any], seconds_per_step: float | None) -> str:
+def compact_line(step: int, total: int, logs: dict[str, Any], seconds_per_step: float | None,
+                 keys: dict[str, tuple[str, ...]] = COMPACT_KEYS) -> str:
     """``step 10/40  reward 0.412  exact 0.125  format 0.950  14.2 s/step`` from one log record."""
     parts = [f"step {step}/{total}"]
-    for label, keys in COMPACT_KEYS.items():
+    for label, keys in keys.items():
         for key in keys:
             if isinstance(logs.get(key), (int, float)):
                 parts.append(f"{label} {float(logs[key]):.3f}")
@@ -46,8 +49,11 @@ class CompactProgress(TrainerCallback):
 
     replaces_console = True
 
-    def __init__(self, every: int = 5, *, write: Callable[[str], None] | None = None, eta_after: int = 2) -> None:
+    def __init__(self, every: int = 5, *, write: Callable[[str], None] | None = None, eta_after: int = 2,
+                 keys: dict[str, tuple[str, ...]] = COMPACT_KEYS, desc: str = "training") -> None:
         self.every = max(1, int(every))
+        self.keys = keys
+        self.desc = desc
         self.eta_after = max(1, int(eta_after))
         self._write = write
         self._bar: Any = None
@@ -74,7 +80,7 @@ class CompactProgress(TrainerCallback):
         self._t0 = time.perf_counter()
         self._start_step = int(state.global_step)
         if state.is_world_process_zero and not args.disable_tqdm:
-            self._bar = tqdm(total=int(state.max_steps), initial=self._start_step, desc="training", unit="step",
+            self._bar = tqdm(total=int(state.max_steps), initial=self._start_step, desc=self.desc, unit="step",
                              dynamic_ncols=True)
 
     def on_step_end(self, args, state, control, **kwargs):
@@ -91,10 +97,10 @@ class CompactProgress(TrainerCallback):
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         step = int(state.global_step)
-        if not state.is_world_process_zero or not logs or "reward" not in logs:
+        if not state.is_world_process_zero or not logs or not any(k in logs for ks in self.keys.values() for k in ks):
             return
         if step % self.every == 0 or step == int(state.max_steps):
-            self._say(compact_line(step, int(state.max_steps), logs, self.seconds_per_step(step)))
+            self._say(compact_line(step, int(state.max_steps), logs, self.seconds_per_step(step), self.keys))
 
     def on_train_end(self, args, state, control, **kwargs):
         if self._bar is not None:

@@ -27,7 +27,7 @@ from rlvr.train.entry import find_recipe
 from rlvr.train.plots import load_log_history, plot_before_after
 from rlvr.eval.stats import mean_se, paired_exact_test
 from rlvr.files import atomic_open
-from rlvr.train.progress import CompactProgress, JsonlMetricsLog
+from rlvr.train.progress import SFT_KEYS, CompactProgress, JsonlMetricsLog
 from rlvr.train.runner import train
 from rlvr.train.sft import cold_start, parse_sft_recipe
 
@@ -274,7 +274,8 @@ def run_quickstart(
         _say(f"warm start: {sft_args.sft_steps} SFT steps on {sft_args.sft_train_size} verified worked solutions "
              f"({sft_args.sft_style}) from the {sft_args.sft_split} split")
         t0 = time.time()
-        sft_result = cold_start(task_args, sft_args, training_args, model_args)
+        sft_progress = CompactProgress(every=max(1, sft_args.sft_steps // 4), keys=SFT_KEYS, desc="warm start")
+        sft_result = cold_start(task_args, sft_args, training_args, model_args, callbacks=[sft_progress, JsonlMetricsLog(Path(sft_args.sft_output_dir) / "metrics.jsonl")])
         seconds["warm_start"] = round(time.time() - t0, 1)
         sft_info = {k: sft_result.to_dict()[k] for k in ("steps", "first_loss", "last_loss", "merged_dir")}
         model_args.model_name_or_path = sft_result.merged_dir

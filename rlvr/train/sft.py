@@ -134,8 +134,13 @@ def run_sft(
     merge: bool = True,
     dataset_stats: SFTDatasetStats | None = None,
     config_overrides: dict[str, Any] | None = None,
+    callbacks: Sequence[Any] = (),
 ) -> SFTResult:
-    """Train ``model_path`` on ``dataset`` with ``SFTTrainer``; save the adapter and (``merge``) the merged model."""
+    """Train ``model_path`` on ``dataset`` with ``SFTTrainer``; save the adapter and (``merge``) the merged model.
+
+    ``callbacks`` are added to the trainer's; one with ``replaces_console`` (e.g.
+    :class:`~rlvr.train.progress.CompactProgress`) replaces transformers' per-step metrics printing.
+    """
     from trl import SFTTrainer
 
     t0 = time.time()
@@ -148,7 +153,13 @@ def run_sft(
             train_dataset=dataset,
             processing_class=tokenizer,
             peft_config=peft_config,
+            callbacks=list(callbacks) or None,
         )
+        if any(getattr(cb, "replaces_console", False) for cb in callbacks):
+            from transformers.trainer_callback import PrinterCallback, ProgressCallback
+
+            trainer.remove_callback(ProgressCallback)
+            trainer.remove_callback(PrinterCallback)
         output = trainer.train()
     losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
     accelerator = trainer.accelerator
@@ -177,7 +188,8 @@ def run_sft(
     return result
 
 
-def cold_start(task_args: TaskArguments, sft_args: SFTArguments, training_args: Any, model_args: Any) -> SFTResult:
+def cold_start(task_args: TaskArguments, sft_args: SFTArguments, training_args: Any, model_args: Any,
+               *, callbacks: Sequence[Any] = ()) -> SFTResult:
     """Steps 1-3: SFT rows from the recipe's training split, LoRA SFT, merge (see the module docstring)."""
     base = resolve_model(model_args.model_name_or_path or "default")
     out = sft_args.sft_output_dir or str(Path(training_args.output_dir) / "sft")
@@ -202,6 +214,7 @@ def cold_start(task_args: TaskArguments, sft_args: SFTArguments, training_args: 
         merge=True,
         dataset_stats=stats,
         config_overrides={NEW_CHECKPOINTING: recipe_checkpointing(training_args)},
+        callbacks=callbacks,
     )
 
 

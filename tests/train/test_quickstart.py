@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from rlvr.train.progress import compact_line
+from rlvr.train.progress import SFT_KEYS, compact_line
 from rlvr.train.quickstart import build_summary, render_table, run_quickstart, score_records
 
 
@@ -50,6 +50,7 @@ def test_quickstart_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
         assert {"em_before", "em_after", "f1_before", "f1_after", "format_before", "format_after"} <= set(row)
         assert {"em_warm", "p_value_rl", "gained_rl", "lost_rl", "f1_warm", "format_warm"} <= set(row)
     assert summary["warm_start_steps"] == 1 and (tmp_path / "qs" / "warm_start" / "merged").is_dir()
+    assert json.loads((tmp_path / "qs" / "warm_start" / "metrics.jsonl").read_text().splitlines()[0])["step"] == 1
     assert json.loads((tmp_path / "qs" / "eval_warm" / "scores.json").read_text())["in"]["n"] == 1
     metrics = (tmp_path / "qs" / "train" / "metrics.jsonl").read_text().splitlines()
     assert metrics and all(json.loads(line)["step"] >= 0 for line in metrics)
@@ -93,6 +94,8 @@ def test_compact_line_shows_step_reward_exact_format_and_speed():
     line = compact_line(10, 40, logs, 14.24)
     assert line == "step 10/40  reward 0.412  exact 0.125  format 0.950  14.2 s/step"
     assert compact_line(1, 40, {}, None) == "step 1/40"
+    sft = compact_line(4, 16, {"loss": 0.25, "mean_token_accuracy": 0.9, "entropy": 0.3}, 9.6, SFT_KEYS)
+    assert sft == "step 4/16  loss 0.250  token accuracy 0.900  9.6 s/step"
 
 
 def test_the_quickstart_recipe_has_a_fixed_step_budget():
