@@ -79,7 +79,8 @@ def add_task_option_args(p: argparse.ArgumentParser) -> None:
                    help="any family option, value parsed as JSON when it parses (repeatable; "
                         "unknown keys are listed in the error)")
     p.add_argument("--with-solution", action="store_true", help="add a worked-solution `completion` column")
-    p.add_argument("--style", default="terse", choices=["terse", "detailed"], help="worked-solution style")
+    p.add_argument("--style", default="terse", choices=["brief", "terse", "detailed"],
+                   help="worked-solution style: brief (fewest lines), terse or detailed")
 
 
 def add_out_args(p: argparse.ArgumentParser, name: str, *, what: str = "output file", required: bool = False) -> None:
