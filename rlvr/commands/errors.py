@@ -1,8 +1,8 @@
 """How the command line reports errors: a user's mistake in one line, anything else in one line plus a log.
 
 A mistake of the user's is a :class:`UsageError` or one of the exceptions the library raises for bad
-input (``ValueError``, ``TypeError`` for unknown options, a ``KeyError`` with a message, missing /
-existing / wrong-kind paths): it is
+input (``ValueError``, a ``TypeError`` naming an unknown option or keyword, a ``KeyError`` with a
+message, missing / existing / wrong-kind paths): it is
 printed as ``rlvr CMD: error: <message>`` and the command exits with 2. Any other exception is
 unexpected: one line names it and the file holding its full traceback, and the command exits with 1.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import re
 import sys
 import traceback
 
@@ -19,6 +20,10 @@ from rlvr.paths import cache_dir
 USAGE_EXIT = 2
 #: exit code of an unexpected error
 INTERNAL_EXIT = 1
+
+
+#: the TypeErrors rlvr raises for a caller's bad option or argument; any other TypeError is a bug
+_USER_TYPE_ERROR = re.compile(r"unknown option|unexpected keyword argument|options? of no family|must be |must have ")
 
 
 class UsageError(ValueError):
@@ -52,8 +57,11 @@ def user_message(exc: BaseException) -> str | None:
         return _path_message(exc)
     if isinstance(exc, UnicodeDecodeError):
         return f"a file is not UTF-8 text ({exc.reason} at byte {exc.start})"
-    if isinstance(exc, (ValueError, TypeError)):  # the library's bad-value and unknown-option errors
+    if isinstance(exc, ValueError):  # the library's bad-value errors
         return _one_line(str(exc)) or type(exc).__name__
+    if isinstance(exc, TypeError):  # unknown options are the user's; "unsupported operand" and the like are bugs
+        message = _one_line(str(exc))
+        return message if _USER_TYPE_ERROR.search(message) else None
     if isinstance(exc, KeyError):
         # KeyError('unknown task family ...') is a message; KeyError('x') from a dict lookup is a bug
         message = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else ""

@@ -32,8 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "entries x N x --samples completions (rlvr eval --list-suites shows the entries); "
                         "the count is printed before generation starts")
     p.add_argument("--samples", type=positive_int, default=1, help="rollouts per task K (greedy when 1)")
-    p.add_argument("--out", help="output folder for results.json, report.md, plots/ and the verdict log "
-                   "(default runs/eval/<suite>-<model>-<backend>-s<seed>); a folder of an earlier run is resumed")
+    p.add_argument("--out", help="output folder (always a folder: a run writes several files) for results.json, "
+                   "report.md, run.json, plots/ and the verdict log (default runs/eval/<suite>-<model>-<backend>-s<seed>); "
+                   "a folder of an earlier run is resumed; --overwrite replaces only those files, other files in it stay")
     p.add_argument("--backend", default="transformers", choices=["transformers", "vllm", "openai", "oracle", "copy-input"],
                    help="who answers: a local model (transformers, vllm), an OpenAI-compatible endpoint, or a "
                         "model-free reference (oracle: the right answers, the ceiling; copy-input: the input copied as the answer, the floor)")
@@ -100,6 +101,9 @@ def check_inputs(args: argparse.Namespace) -> None:
     if args.adapter and not Path(args.adapter).expanduser().is_dir():
         raise UsageError(f"--adapter {args.adapter} is not a folder; give a LoRA adapter folder saved by peft "
                          "(e.g. the output_dir of rlvr train)")
+    if args.out and Path(args.out).expanduser().exists() and not Path(args.out).expanduser().is_dir():
+        raise UsageError(f"--out {args.out} is a file; rlvr eval writes a run folder (results.json, report.md, "
+                         "verdicts.jsonl, plots/): give a folder")
     if args.tasks_file and not Path(args.tasks_file).is_file():
         raise UsageError(f"--tasks {args.tasks_file} is not a file; give an eval set JSONL (rlvr eval --export FILE)")
 

@@ -37,7 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plugin", action="append", default=[], metavar="MODULE_OR_FILE",
                    help="module or .py file to import in each scoring process, e.g. one registering "
                         "custom families (repeatable)")
-    p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
+    p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],
+                   help="server log verbosity (uvicorn's access and error logs)")
     p.set_defaults(func=run)
 
 

@@ -103,6 +103,34 @@ def test_unexpected_error_is_one_line_with_a_traceback_file(tmp_path, capsys, mo
     assert len(logs) == 1 and logs[0].name in err and "Traceback" in logs[0].read_text()
 
 
+def test_eval_out_is_a_folder_and_keeps_other_files(tmp_path, capsys):
+    existing = tmp_path / "notes.txt"
+    existing.write_text("mine\n")
+    assert main(["eval", "--backend", "oracle", "--suite", "stoich", "--limit", "1", "--out", str(existing)]) == 2
+    _one_line_error(capsys, "is a file", "give a folder")
+    assert existing.read_text() == "mine\n"
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "keep.txt").write_text("mine\n")
+    for extra in ([], ["--overwrite"]):
+        assert main(["eval", "--backend", "oracle", "--suite", "stoich", "--limit", "1", "--out", str(run), *extra]) == 0
+        assert (run / "keep.txt").read_text() == "mine\n" and (run / "results.json").is_file()
+    capsys.readouterr()
+
+
+def test_only_option_type_errors_are_user_mistakes(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("RLVR_CACHE", str(tmp_path))
+    assert report_error("rlvr sample", TypeError("stoich.t1: unknown option(s) ['bogus']; valid options: [...]")) == 2
+    assert "unknown option" in capsys.readouterr().err
+    try:
+        1 + "x"
+    except TypeError as exc:
+        assert report_error("rlvr sample", exc) == 1
+    assert "unexpected error: TypeError" in capsys.readouterr().err
+    assert main(["sample", "--family", "stoich.t1", "-n", "1", "-o", "bogus=1"]) == 2
+    _one_line_error(capsys, "bogus")
+
+
 def test_no_traceback_from_the_installed_command(tmp_path):
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
     proc = subprocess.run([sys.executable, "-m", "rlvr.cli", "verify", "--tasks", str(tmp_path), "--oracle"],

@@ -17,8 +17,6 @@ def _parsers(parser: argparse.ArgumentParser, prefix: str = "rlvr"):
 def test_every_option_has_help_and_every_out_states_the_rule():
     seen_out = []
     for prog, parser in _parsers(build_parser()):
-        if prog == "rlvr serve-rewards":  # documented by its own module's tests
-            continue
         for action in parser._actions:
             if not action.option_strings or isinstance(action, argparse._HelpAction):
                 continue
