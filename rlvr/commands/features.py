@@ -1,10 +1,12 @@
-"""``rlvr features``: list the MolecularIQ features, or compute them for a molecule."""
+"""``rlvr features``: list the MolecularIQ features, compute them for a molecule, or build a pool's
+precomputed feature table (``rlvr features build-table``)."""
 from __future__ import annotations
 
 import argparse
 import json
 import sys
 
+from rlvr.commands.common import add_out_args, positive_int
 from rlvr.commands.errors import UsageError
 
 
@@ -15,9 +17,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "Without --smiles: a table of every feature (category, count key, index key, definition). "
             "With --smiles: every feature value of that molecule; index values are atom positions in "
-            "the SMILES as given (heavy atoms, 0-based, left to right)."
+            "the SMILES as given (heavy atoms, 0-based, left to right). "
+            "build-table: compute every feature of every molecule of a pool once, in parallel, into a "
+            "parquet table that task generation reads instead of computing (docs/scale.md)."
         ),
     )
+    p.add_argument("action", nargs="?", choices=["build-table"],
+                   help="build-table: precompute the feature table of --pool (default: into the cache)")
     p.add_argument("--smiles", help="compute the features of this molecule")
     p.add_argument("--category", help="only this category (graph_topology, composition, functional_groups, ...)")
     p.add_argument("--key", action="append", metavar="KEY", help="only these keys (repeatable; with --smiles)")
@@ -25,6 +31,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--convention", default="rlvr", choices=["rlvr", "moleculariq"],
                    help="with --smiles: the meaning of the keys (moleculariq: the benchmark's, see docs/features.md)")
     p.add_argument("--json", action="store_true", help="machine-readable JSON output")
+    g = p.add_argument_group("build-table")
+    g.add_argument("--pool", help="pool file (SMILES/CSV/TSV/parquet/JSON(L)) or 'default' (the embedded pool)")
+    g.add_argument("--pool-column", help="the pool file's SMILES column (default: a recognised header)")
+    g.add_argument("--num-proc", type=positive_int, help="worker processes (default: every core)")
+    g.add_argument("--shards", metavar="PATH",
+                   help="assemble the table from row shards computed elsewhere (a parquet file or folder "
+                        "written with rlvr.chem.molecules.tables.feature_rows) instead of computing")
+    add_out_args(g, "table-<key>.parquet",
+                 what="where to write the table (default: the cache, where task generation reads it)")
     p.set_defaults(func=run)
 
 
@@ -86,7 +101,46 @@ def _check_category(category: str | None) -> None:
         raise UsageError(f"unknown category {category!r}; choose from {', '.join(CATEGORIES)}")
 
 
+def _build_table(args: argparse.Namespace) -> int:
+    import time
+
+    from rlvr.chem.molecules import tables
+    from rlvr.files import resolve_out
+    from rlvr.generators.molecules.splits import load_split_pool
+
+    if not args.pool:
+        raise UsageError("build-table needs --pool FILE (or --pool default for the embedded pool)")
+    if args.smiles or args.key:
+        raise UsageError("build-table takes no --smiles or --key")
+    pool = load_split_pool(None if args.pool == "default" else args.pool, column=args.pool_column)
+    smiles = pool.smiles
+    name = f"table-{tables.table_key(smiles)}.parquet"
+    if args.out is not None:
+        target = resolve_out(args.out, name, overwrite=args.overwrite)
+    else:
+        target = tables.cache_path(smiles)
+        if target.exists() and not args.overwrite and tables.cached_table(smiles) is not None:
+            print(f"up to date: {target} ({len(smiles)} molecules)")
+            return 0
+    t0 = time.perf_counter()
+    if args.shards:
+        path = tables.assemble_table(args.shards, smiles, target)
+    else:
+        path = tables.build_table(smiles, target, num_proc=args.num_proc)
+    seconds = time.perf_counter() - t0
+    column = tables.load_table(path).table.column("error")
+    errors = len(column) - column.null_count
+    print(f"{path}: {len(smiles)} molecules ({len(smiles) - errors} featurised) in {seconds:.1f} s, "
+          f"{path.stat().st_size / 1e6:.2f} MB")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.action == "build-table":
+        return _build_table(args)
+    for flag in ("pool", "pool_column", "num_proc", "shards", "out"):
+        if getattr(args, flag) is not None:
+            raise UsageError(f"--{flag.replace('_', '-')} belongs to build-table (rlvr features build-table --pool FILE)")
     _check_category(args.category)
     if args.smiles is None:
         if args.key:

@@ -161,20 +161,25 @@ def _products(smiles: str, template: str) -> tuple[str, ...]:
 # public API
 
 
-def _materialise(smiles: str, keys: Iterable[str] | None) -> FeatureReport:
+def _materialise(smiles: str, keys: Iterable[str] | None, table: Any = None) -> FeatureReport:
     if not isinstance(smiles, str):
         raise FeatureError(f"SMILES must be a string, got {type(smiles).__name__}")
     wanted = list(keys) if keys is not None else None
     specs = [spec_for_key(k) for k in wanted] if wanted is not None else None
-    w = _written(smiles)
+    found = table.written(smiles) if table is not None else None
+    w = _Written(*found) if found is not None else _written(smiles)
     mapping = w.to_written
     source_smiles = w.canonical
-    rec = _record(source_smiles)
+
+    def record(source: str) -> Record:  # a feature table's row, else computed (same values)
+        return (table.record(source) if table is not None else None) or _record(source)
+
+    rec = record(source_smiles)
     if rec.n_atoms != len(mapping):
         # the canonical round trip changed the atom count (explicit hydrogens RDKit keeps):
         # compute on the molecule as written instead, positions mapped directly
         source_smiles, mapping = smiles, _positions(parse_smiles(smiles))
-        rec = _record(source_smiles)
+        rec = record(source_smiles)
     source = rec.values
     bounded = dict(rec.bounded)
     lazy = [k for k in (wanted if wanted is not None else LAZY_KEYS) if k in LAZY_KEYS]
@@ -182,9 +187,10 @@ def _materialise(smiles: str, keys: Iterable[str] | None) -> FeatureReport:
         source = dict(source)
         for k in lazy:
             if k == "brics_decomposition_count":
-                source[k], reason = _brics_count(source_smiles)
-                if reason:
-                    bounded["brics_decomposition"] = reason
+                if k not in source:  # a table's record carries it (and its bound)
+                    source[k], reason = _brics_count(source_smiles)
+                    if reason:
+                        bounded["brics_decomposition"] = reason
             elif source.get(SITE_KEY[k]):  # templates without a site have no products
                 products = _products(source_smiles, TEMPLATE_OF[k])
                 source[k] = products if k.endswith("_products") else int(bool(products))
@@ -201,7 +207,7 @@ def _materialise(smiles: str, keys: Iterable[str] | None) -> FeatureReport:
     return FeatureReport(out, bounded)
 
 
-def _materialise_moleculariq(smiles: str, keys: Iterable[str] | None) -> FeatureReport:
+def _materialise_moleculariq(smiles: str, keys: Iterable[str] | None, table: Any = None) -> FeatureReport:
     """``convention="moleculariq"``: rlvr's values, with the keys the convention owns replaced."""
     wanted = list(keys) if keys is not None else list(ORDERED_KEYS) + moleculariq.extra_keys()
     for k in wanted:
@@ -210,21 +216,21 @@ def _materialise_moleculariq(smiles: str, keys: Iterable[str] | None) -> Feature
     own = [k for k in wanted if moleculariq.owns(k)]
     ours = [k for k in wanted if not moleculariq.owns(k)]
     chain_key = "longest_carbon_chain_count"
-    base = _materialise(smiles, ours + ([chain_key] if "longest_carbon_chain_index" in own else []))
+    base = _materialise(smiles, ours + ([chain_key] if "longest_carbon_chain_index" in own else []), table)
     try:
         overlay = moleculariq.moleculariq_values(smiles, own, base.values.get(chain_key))
     except ValueError as exc:
         raise FeatureError(str(exc)) from exc
     if "longest_carbon_chain_index" in own and "longest_carbon_chain_index" not in overlay:
-        overlay.update(_materialise(smiles, ["longest_carbon_chain_index"]).values)
+        overlay.update(_materialise(smiles, ["longest_carbon_chain_index"], table).values)
     values = {k: overlay[k] if k in overlay else base.values[k] for k in wanted}
     return FeatureReport(values, base.bounded)
 
 
-def _report(smiles: str, keys: Iterable[str] | None, convention: str) -> FeatureReport:
+def _report(smiles: str, keys: Iterable[str] | None, convention: str, table: Any = None) -> FeatureReport:
     if moleculariq.check_convention(convention) == "moleculariq":
-        return _materialise_moleculariq(smiles, keys)
-    return _materialise(smiles, keys)
+        return _materialise_moleculariq(smiles, keys, table)
+    return _materialise(smiles, keys, table)
 
 
 def is_feature_key(key: str, convention: str = "rlvr") -> bool:
@@ -238,15 +244,18 @@ def is_feature_key(key: str, convention: str = "rlvr") -> bool:
     return True
 
 
-def molecule_features(smiles: str, keys: Iterable[str] | None = None, convention: str = "rlvr") -> dict[str, Any]:
+def molecule_features(smiles: str, keys: Iterable[str] | None = None, convention: str = "rlvr",
+                      table: Any = None) -> dict[str, Any]:
     """Every feature value of the molecule as written (``keys`` restricts the result to those keys).
 
     Index values refer to atom positions in ``smiles`` itself. ``convention="moleculariq"``
     reproduces the MolecularIQ benchmark's meaning of the keys where it differs from rlvr's by a
-    convention (module docstring). Raises :class:`FeatureError` for invalid SMILES,
+    convention (module docstring). ``table``: a pool's precomputed feature table
+    (:class:`~rlvr.chem.molecules.tables.FeatureTable`), read instead of computing where it has the
+    molecule (same values). Raises :class:`FeatureError` for invalid SMILES,
     :class:`KeyError` for unknown keys and ``ValueError`` for an unknown convention.
     """
-    return _report(smiles, keys, convention).values
+    return _report(smiles, keys, convention, table).values
 
 
 def molecule_features_with_status(smiles: str, keys: Iterable[str] | None = None,

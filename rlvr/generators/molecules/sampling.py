@@ -17,20 +17,16 @@ the feature modules' source and the RDKit version) and cached on disk.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
 import os
 import random
 from collections import Counter
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from rdkit import rdBase
-
-import rlvr.chem.molecules as chem_molecules
 from rlvr.chem.molecules.features import FeatureError, molecule_features
-from rlvr.generators.molecules.splits import SplitPool
+from rlvr.chem.molecules.tables import solver_fingerprint
+from rlvr.generators.molecules.splits import SplitPool, pool_table
 from rlvr.paths import cache_file
 from rlvr.rng import stable_hash
 
@@ -63,19 +59,9 @@ def bucket(value: Any) -> str:
     return "other"
 
 
-@lru_cache(maxsize=1)
-def _solver_fingerprint() -> str:
-    """A hash of the feature solvers' source (every module of :mod:`rlvr.chem.molecules`) and the RDKit
-    version: stale statistics are never reused."""
-    parts = [rdBase.rdkitVersion]
-    for path in sorted(Path(chem_molecules.__file__).parent.glob("*.py")):
-        parts.append(path.name + ":" + hashlib.blake2b(path.read_bytes(), digest_size=8).hexdigest())
-    return format(stable_hash(*parts), "016x")
-
-
 @lru_cache(maxsize=8)
 def _freqs_cached(pool: SplitPool, keys: tuple[str, ...], n: int) -> dict[str, dict[str, float]]:
-    tag = format(stable_hash("mol-freq", _STATS_VERSION, pool.key, n, _solver_fingerprint(), *keys), "016x")
+    tag = format(stable_hash("mol-freq", _STATS_VERSION, pool.key, n, solver_fingerprint(), *keys), "016x")
     path = cache_file("molecules", f"freq-{tag}.json.gz")
     if pool.key and path.exists():
         try:
@@ -87,9 +73,10 @@ def _freqs_cached(pool: SplitPool, keys: tuple[str, ...], n: int) -> dict[str, d
     order = sorted(train, key=lambda i: stable_hash("mol-freq-sample", pool.smiles[i]))[:n]
     counts: dict[str, Counter] = {k: Counter() for k in keys}
     used = 0
+    table = pool_table(pool)
     for i in order:
         try:
-            values = molecule_features(pool.smiles[i], keys)
+            values = molecule_features(pool.smiles[i], keys, table=table)
         except (FeatureError, ValueError):
             continue
         used += 1
@@ -143,12 +130,13 @@ def choose_keys(
     one generation task).
     """
     avail = [k for k in candidates if values.get(k) is not None]
+    zero_of = {k: is_zero(values[k]) for k in avail}
     chosen: list[str] = []
     zeros = 0
     floor = 1.0 / ((freqs or {}).get("__n__", {}).get("n", REFERENCE_SAMPLE) + 1.0)
     while len(chosen) < n and avail:
-        nonzero = [k for k in avail if not is_zero(values[k])]
-        zero = [k for k in avail if is_zero(values[k])]
+        nonzero = [k for k in avail if not zero_of[k]]
+        zero = [k for k in avail if zero_of[k]]
         if p_zero is None:
             group = avail
         elif not nonzero:
@@ -167,7 +155,7 @@ def choose_keys(
             weights = [1.0 / max(freqs.get(k, {}).get(bucket(values[k]), 0.0), floor) for k in group]
         key = _weighted_choice(group, weights, rng)
         chosen.append(key)
-        zeros += is_zero(values[key])
+        zeros += zero_of[key]
         drop = {key}
         for a, b in exclusive:
             if key in a:

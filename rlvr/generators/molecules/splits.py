@@ -33,6 +33,7 @@ import numpy as np
 from rdkit import rdBase
 
 from rlvr.chem.molecules.complexity import COMPLEXITY_BINS, bertz_ct, complexity_bin
+from rlvr.chem.molecules.tables import FeatureTable, cached_table
 from rlvr.generators.molecules.clustering import leader_clusters, nearest_neighbour_similarity, packed_fingerprints
 from rlvr.generators.molecules.pools import (
     PoolFilter,
@@ -309,3 +310,11 @@ def load_split_pool(
 def pool_report(pool: SplitPool) -> dict[str, Any]:
     """Sizes, cluster statistics, nearest-neighbour similarity of hard/easy vs train and build timings."""
     return dict(pool.report)
+
+
+@lru_cache(maxsize=8)
+def pool_table(pool: SplitPool) -> FeatureTable | None:
+    """The pool's precomputed feature table (:mod:`rlvr.chem.molecules.tables`) from the cache or the
+    shipped copy, or None: tasks then compute each molecule's features as they draw it."""
+    return cached_table(pool.smiles)
+

@@ -24,7 +24,7 @@ from rlvr.generators.molecules import prompts
 from rlvr.generators.molecules.pools import PoolFilter
 from rlvr.generators.molecules.presentation import present
 from rlvr.generators.molecules.sampling import choose_keys, is_zero, value_frequencies
-from rlvr.generators.molecules.splits import SPLITS, SplitParams, SplitPool, load_split_pool
+from rlvr.generators.molecules.splits import SPLITS, SplitParams, SplitPool, load_split_pool, pool_table
 from rlvr.rng import stable_hash, task_rng
 from rlvr.task import Task, config_key, task_id
 
@@ -215,11 +215,16 @@ def _freqs(config: MolTaskConfig, pool: SplitPool, kind: str) -> dict[str, dict[
     return value_frequencies(pool, candidate_keys(kind, config))
 
 
+def _fields(config: MolTaskConfig) -> dict[str, Any]:
+    """``dataclasses.asdict(config)`` without its deep copy (every field is a scalar or a tuple of scalars)."""
+    return {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+
+
 def _config_key(config: MolTaskConfig) -> str:
     """The config fingerprint of task ids; the default convention leaves ids as they were before it existed."""
     if config.convention != "rlvr":
         return config_key(config)
-    plain = {k: v for k, v in dataclasses.asdict(config).items() if k != "convention"}
+    plain = {k: v for k, v in _fields(config).items() if k != "convention"}
     return format(stable_hash(json.dumps(plain, sort_keys=True, default=str)) & 0xFFFFFFFF, "08x")
 
 
@@ -229,7 +234,7 @@ def _base_meta(config: MolTaskConfig, split: str, seed: int, index: int, kind: s
         "split": split,
         "seed": seed,
         "index": index,
-        "config": json.loads(json.dumps(dataclasses.asdict(config))),  # JSON-native (lists, not tuples)
+        "config": json.loads(json.dumps(_fields(config))),  # JSON-native (lists, not tuples)
         "task_type": kind,
         "load": len(keys),
         "features": list(keys),
@@ -246,13 +251,14 @@ def _answer_task(kind: str, family: str, config: MolTaskConfig, split: str, seed
     pool = get_pool(config)
     cands = candidate_keys(kind, config)
     freqs = _freqs(config, pool, kind)
+    table = pool_table(pool)
     last_error: Exception | None = None
     for _ in range(_MAX_MOLECULE_TRIES):
         mol = _pick_molecule(pool, split, config, rng)
         shown, presentation = present(pool.smiles[mol], rng, p_randomized=config.p_randomized,
                                       p_kekulized=config.p_kekulized, p_ring_renumber=config.p_ring_renumber)
         try:
-            values = molecule_features(shown, cands, convention=config.convention)
+            values = molecule_features(shown, cands, convention=config.convention, table=table)
         except (FeatureError, ValueError) as exc:
             last_error = exc
             continue
@@ -320,12 +326,13 @@ def _gen_task(family: str, config: MolTaskConfig, split: str, seed: int, index: 
     cands = candidate_keys("gen", config)
     freqs = _freqs(config, pool, "gen")
     exclusive = ((frozenset({"molecular_formula_count"}), _ELEMENT_COUNT_KEYS),)
+    table = pool_table(pool)
     last_error: Exception | None = None
     for _ in range(_MAX_MOLECULE_TRIES):
         mol = _pick_molecule(pool, split, config, rng)
         reference = pool.smiles[mol]
         try:
-            values = molecule_features(reference, cands, convention=config.convention)
+            values = molecule_features(reference, cands, convention=config.convention, table=table)
         except (FeatureError, ValueError) as exc:
             last_error = exc
             continue
