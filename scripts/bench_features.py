@@ -15,6 +15,8 @@ Reported rates (median over repeats):
   variant   a new randomised SMILES of an already featurised molecule (all keys)
   one_key   ``feature_value(smiles, key)`` on a warm molecule
   fresh     each feature recomputed from a fresh parse per call (no caching)
+  table_row one row of a feature table (``rlvr.chem.molecules.tables.table_row``), empty caches
+  table     ``molecule_features(smiles, core keys + BRICS, table=...)`` reading a built table, empty caches
 """
 from __future__ import annotations
 
@@ -23,7 +25,9 @@ import json
 import random
 import statistics
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 from rdkit import Chem, RDLogger
@@ -33,6 +37,7 @@ from rlvr.chem.smiles import mol_formula
 from rlvr.chem.molecules import features as F
 from rlvr.chem.molecules import graph as feature_graph
 from rlvr.chem.molecules import solvers as S
+from rlvr.chem.molecules import tables as T
 from rlvr.chem.molecules.reactions import PREFIX as TEMPLATE_PREFIX
 from rlvr.chem.molecules.specs import LAZY_KEYS
 from rlvr.chem.rdkit_data import molecule_files, read_smiles
@@ -171,8 +176,19 @@ def main(argv: list[str] | None = None) -> int:
     one_key_list = ["ring_count", "hba_index", "functional_group_ketone_count", "longest_carbon_chain_count"]
 
     results: dict[str, list[float]] = {k: [] for k in
-                                       ("cold", "cold_core", "warm", "variant", "one_key", "fresh")}
+                                       ("cold", "cold_core", "warm", "variant", "one_key", "fresh",
+                                        "table_row", "table")}
+    table_keys = core_keys + ["brics_decomposition_count"]
+    canonical = list(dict.fromkeys(Chem.MolToSmiles(Chem.MolFromSmiles(s)) for s in mols))
+    with tempfile.TemporaryDirectory() as tmp:
+        table = T.load_table(T.build_table(canonical, Path(tmp) / "t.parquet", num_proc=1, show=False))
     for _ in range(args.repeats):
+        F.clear_caches()
+        dt, _ = timed(lambda: sum(1 for s in canonical if T._row_quiet(s)["error"] is None))
+        results["table_row"].append(len(canonical) / dt)
+        F.clear_caches()
+        dt, _ = timed(lambda: sum(len(F.molecule_features(s, table_keys, table=table)) for s in canonical))
+        results["table"].append(len(canonical) / dt)
         F.clear_caches()
         dt, _ = timed(lambda: sum(len(F.molecule_features(s, core_keys)) for s in mols))
         results["cold_core"].append(len(mols) / dt)
@@ -197,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
             "cold": round(med["cold"] * n_keys), "cold_core": round(med["cold_core"] * len(core_keys)),
             "warm": round(med["warm"] * n_keys), "variant": round(med["variant"] * n_keys),
             "one_key": round(med["one_key"]), "fresh": round(med["fresh"] * n_keys),
+            "table_row": round(med["table_row"] * n_keys), "table": round(med["table"] * (len(core_keys) + 1)),
         },
         "speedup_vs_fresh": {k: round(med[k] / med["fresh"], 1) for k in ("cold", "warm", "variant")},
         "rdkit": Chem.rdBase.rdkitVersion, "python": sys.version.split()[0],
@@ -207,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{report['molecules']} NCI molecules ({n_keys} keys each; fresh baseline on {args.fresh_n}), "
               f"median of {args.repeats}, one process")
         print(f"{'pass':10s} {'molecules/s':>12s} {'keys/s':>12s}")
-        for k in ("cold", "cold_core", "warm", "variant", "fresh"):
+        for k in ("cold", "cold_core", "warm", "variant", "fresh", "table_row", "table"):
             print(f"{k:10s} {med[k]:12.1f} {report['keys_per_s'][k]:12d}")
         print(f"{'one_key':10s} {'':12s} {report['keys_per_s']['one_key']:12d}")
         print("speed-up vs fresh parse per key:", report["speedup_vs_fresh"])

@@ -4,13 +4,20 @@ Verification is compared with a baseline that recomputes each asked property fro
 parse on every call (what a verifier without precomputed ground truth or caches has to do).
 Each number is the median over ``--repeats`` runs.
 
+``--fresh-process`` measures what a new training job sees: tasks/s in a fresh Python process
+(imports, pool and table loading excluded, then ``--n`` tasks), reading the pool's feature table
+(``rlvr features build-table``; shipped for the embedded pool) and, for comparison, without it.
+
     python scripts/bench_molecules.py --n 300 --repeats 3 [--pool my_pool.smi] [--json out.json]
+    python scripts/bench_molecules.py --fresh-process --n 1000 --repeats 3
 """
 from __future__ import annotations
 
 import argparse
 import json
 import statistics
+import subprocess
+import sys
 import time
 from typing import Any, Callable
 
@@ -86,6 +93,46 @@ def run(n: int, repeats: int, pool: str | None) -> dict[str, Any]:
     return results
 
 
+#: run in a fresh process: argv = family, n, load, pool ("" = embedded), use the table ("1"/"0")
+_FRESH = """
+import json, sys, time
+import rlvr
+from rlvr.generators.molecules import splits
+family, n, load, pool, use_table = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5] == "1"
+if not use_table:
+    splits.cached_table = lambda smiles: None
+options = {"pool": pool} if pool else {}
+list(rlvr.sample(family, n=1, split="train", start=10**7, load=load, **options))  # pool, table, statistics
+table = splits.pool_table(splits.load_split_pool(pool or None))
+start = time.perf_counter()
+count = sum(1 for _ in rlvr.sample(family, n=n, split="train", load=load, **options))
+print(json.dumps({"rate": count / (time.perf_counter() - start), "table": table is not None}))
+"""
+
+
+def fresh_process(n: int, repeats: int, pool: str | None) -> dict[str, Any]:
+    """Cold tasks/s in a fresh process, with and without the pool's feature table."""
+    results: dict[str, Any] = {"n": n, "repeats": repeats}
+    for family in ("mol.count", "mol.index", "mol.gen"):
+        for load in (1, 3):
+            row: dict[str, Any] = {}
+            for use_table in (True, False):
+                rates, found = [], False
+                for _ in range(repeats):
+                    out = subprocess.run([sys.executable, "-c", _FRESH, family, str(n if use_table else max(n // 10, 50)),
+                                          str(load), pool or "", "1" if use_table else "0"],
+                                         capture_output=True, text=True, check=True)
+                    data = json.loads(out.stdout.strip().splitlines()[-1])
+                    rates.append(data["rate"])
+                    found = data["table"]
+                name = "tasks_per_s_with_table" if use_table else "tasks_per_s_without_table"
+                row[name] = round(statistics.median(rates), 1)
+                if use_table and not found:
+                    row[name] = None  # no table for this pool: build it with rlvr features build-table
+            results[f"{family}/load{load}"] = row
+    return results
+
+
 def _clear_gen_caches() -> None:
     from rlvr.checkers import molecules
 
@@ -99,8 +146,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--pool", help="user pool file (default: the embedded pool)")
     parser.add_argument("--json", help="also write the results here")
+    parser.add_argument("--fresh-process", action="store_true",
+                        help="cold generation in fresh processes, with and without the feature table")
     args = parser.parse_args()
-    results = run(args.n, args.repeats, args.pool)
+    results = fresh_process(args.n, args.repeats, args.pool) if args.fresh_process else run(args.n, args.repeats, args.pool)
     print(json.dumps(results, indent=2))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:

@@ -42,7 +42,7 @@ from rlvr.chem.formula import same_formula
 from rlvr.chem.molecules.features import FeatureError, is_feature_key, molecule_features, molecule_features_for
 from rlvr.chem.molecules.keys import SMILES_KEY
 from rlvr.chem.molecules.specs import KEY_TO_SPEC
-from rlvr.chem.smiles import SmilesError, parse_smiles, same_smiles
+from rlvr.chem.smiles import SmilesError, mol_formula, parse_smiles, same_smiles
 from rlvr.checkers.molecules_parse import answer_pairs, resolve_keys
 from rlvr.reasons import Reason
 from rlvr.task import Task, TaskFormatError, Verdict
@@ -224,11 +224,42 @@ def _generated_status(text: str) -> Reason:
     return _checked(text)[1]
 
 
+#: count keys that depend only on which atoms a molecule has, not on its bonds or atom order
+_HALOGENS = frozenset({9, 17, 35, 53, 85})
+COMPOSITION_KEYS = frozenset({
+    "carbon_atom_count", "hetero_atom_count", "halogen_atom_count", "heavy_atom_count", "hydrogen_atom_count",
+    "molecular_formula_count",
+})
+
+
+def composition_values(mol: Chem.Mol, keys: tuple[str, ...]) -> dict[str, Any]:
+    """The :data:`COMPOSITION_KEYS` among ``keys``, read off a parsed molecule without the feature
+    solvers (the values ``molecule_features`` gives: atom counts do not depend on the atom order)."""
+    z = [a.GetAtomicNum() for a in mol.GetAtoms()]
+    out: dict[str, Any] = {}
+    for key in keys:
+        if key == "carbon_atom_count":
+            out[key] = sum(1 for x in z if x == 6)
+        elif key == "hetero_atom_count":
+            out[key] = sum(1 for x in z if x not in (1, 6))
+        elif key == "halogen_atom_count":
+            out[key] = sum(1 for x in z if x in _HALOGENS)
+        elif key == "heavy_atom_count":
+            out[key] = sum(1 for x in z if x != 1)
+        elif key == "hydrogen_atom_count":
+            out[key] = mol_formula(mol).as_dict().get("H", 0)
+        elif key == "molecular_formula_count":
+            out[key] = mol_formula(mol).hill()
+    return out
+
+
 @lru_cache(maxsize=4096)
 def _features_of(smiles: str, keys: tuple[str, ...], convention: str = "rlvr") -> tuple[dict[str, Any] | None, str]:
     """The values of the known ``keys`` for a generated molecule (unknown keys are left out)."""
     known = [k for k in keys if k in KEY_TO_SPEC or (convention != "rlvr" and is_feature_key(k, convention))]
     try:
+        if convention == "rlvr" and known and COMPOSITION_KEYS.issuperset(known):  # no solver needed
+            return composition_values(parse_smiles(smiles), tuple(known)), "ok"
         if convention == "rlvr":  # only the solver groups the constraints need
             return molecule_features_for(smiles, known), "ok"
         return molecule_features(smiles, known, convention=convention), "ok"

@@ -37,6 +37,11 @@ _STATS_VERSION = 1
 
 def is_zero(value: Any) -> bool:
     """A count of 0, an empty index list or an empty string."""
+    kind = type(value)
+    if kind is int:  # the common case first
+        return value == 0
+    if kind is tuple or kind is list or kind is str:
+        return len(value) == 0
     if isinstance(value, bool):
         return not value
     if isinstance(value, (int, float)):
