@@ -148,9 +148,13 @@ def _row_quiet(smiles: str) -> dict[str, Any]:
     return row
 
 
-def feature_rows(batch: dict[str, Any]) -> dict[str, list[Any]]:
+def feature_rows(batch: Any) -> Any:
     """A batch function for ``datasets.Dataset.map(batched=True)`` and Ray Data's ``map_batches``:
-    ``{"smiles": [...]}`` in, the table's columns out (one row per SMILES)."""
+    a batch with a ``smiles`` column in, the table's columns out (one row per SMILES). A dict of
+    lists gives a dict of lists (``datasets``), a ``pyarrow.Table`` a table of :data:`SCHEMA`
+    (Ray Data with ``batch_format="pyarrow"``)."""
+    if isinstance(batch, pa.Table):
+        return pa.Table.from_pylist([_row_quiet(str(s)) for s in batch.column("smiles").to_pylist()], schema=SCHEMA)
     rows = [_row_quiet(str(s)) for s in batch["smiles"]]
     return {name: [r[name] for r in rows] for name in SCHEMA.names}
 

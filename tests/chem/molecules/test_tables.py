@@ -72,8 +72,9 @@ def test_parallel_build_and_assembled_shards_give_the_same_rows(built, tmp_path)
     parallel = tables.build_table(SAMPLE * 1, tmp_path / "parallel.parquet", num_proc=2, show=False)
     shard_dir = tmp_path / "shards"
     shard_dir.mkdir()
-    for i, part in enumerate((SAMPLE[7:], SAMPLE[:7])):  # out of order, as a cluster writes them
-        pq.write_table(pa.Table.from_pydict(tables.feature_rows({"smiles": part})), shard_dir / f"part-{i}.parquet")
+    # out of order, as a cluster writes them; one shard from a dict batch, one from an Arrow batch
+    pq.write_table(pa.Table.from_pydict(tables.feature_rows({"smiles": SAMPLE[7:]})), shard_dir / "part-0.parquet")
+    pq.write_table(tables.feature_rows(pa.table({"smiles": SAMPLE[:7]})), shard_dir / "part-1.parquet")
     assembled = tables.assemble_table(shard_dir, SAMPLE, tmp_path / "assembled.parquet")
     expected = built.table.to_pylist()
     assert pq.read_table(parallel).to_pylist() == expected
