@@ -70,18 +70,26 @@ def extract_tagged(text: str) -> str | None:
     return text[open_ + len(_ANSWER_OPEN):close].strip()
 
 
-def extract_answer(completion: Any, *, max_chars: int = MAX_COMPLETION_CHARS) -> Extraction:
-    """The answer inside the last ``<answer>`` block after any ``</think>``."""
-    text = completion_text(completion)
+def answer_text(completion: Any, max_chars: int = MAX_COMPLETION_CHARS) -> tuple[str | None, Reason]:
+    """:func:`extract_answer` as a plain pair ``(text, reason)`` (for hot paths that need no :class:`Extraction`)."""
+    text = completion if type(completion) is str else completion_text(completion)
     if text is None:
-        return Extraction(None, Reason.NOT_TEXT)
+        return None, Reason.NOT_TEXT
     if len(text) > max_chars:
-        return Extraction(None, Reason.TOO_LONG)
+        return None, Reason.TOO_LONG
     body = extract_tagged(strip_think(text))
     if body is None:
-        return Extraction(None, Reason.NO_ANSWER)
+        return None, Reason.NO_ANSWER
     if len(body) > MAX_ANSWER_CHARS:
-        return Extraction(None, Reason.TOO_LONG)
+        return None, Reason.TOO_LONG
+    return body, Reason.OK
+
+
+def extract_answer(completion: Any, *, max_chars: int = MAX_COMPLETION_CHARS) -> Extraction:
+    """The answer inside the last ``<answer>`` block after any ``</think>``."""
+    body, reason = answer_text(completion, max_chars)
+    if body is None:
+        return Extraction(None, reason)
     return Extraction(body, Reason.OK, "tag")
 
 

@@ -13,26 +13,45 @@ Answer formats, reason codes, metrics and reward modes are documented in ``docs/
 
 A malformed completion always yields a zero-reward verdict with a reason; a malformed task raises
 :class:`rlvr.task.TaskFormatError` (use :func:`validate_task` when loading records).
+
+Verdicts are first scored against the task's *written* truth (:mod:`rlvr.checkers.stoich_truth`):
+species an answer writes exactly as the task does are known without canonicalising anything, and
+formulas are keyed by composition. A SMILES species written any other way sends the verdict to the
+canonical truth, so the verdict is the same either way; :func:`check_canonical` always takes the
+canonical path (the reference the fast path is tested against).
 """
 from __future__ import annotations
 
 from math import gcd
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
-from rlvr.answer import extract_answer
+from rlvr.answer import answer_text
 from rlvr.chem.formula import Formula
 from rlvr.chem.notation import format_bag, format_equation
 from rlvr.checkers.metrics import bag_metrics, balance_rates
-from rlvr.checkers.stoich_parse import AnswerError, BalanceAnswer, parse_balance_answer, parse_bag_answer, species_identity, species_parts
+from rlvr.checkers.stoich_parse import (
+    AnswerError,
+    BalanceAnswer,
+    formula_key,
+    formula_parts,
+    parse_balance_answer,
+    parse_bag_answer,
+    species_identity,
+    species_parts,
+)
 from rlvr.checkers.stoich_truth import (
     BagTruth,
     BalanceTruth,
     as_task,
+    bag_delta,
     balance_delta,
     balance_truth,
     byproduct_truth,
     products_truth,
     validate_task,
+    written_balance_truth,
+    written_byproduct_truth,
+    written_products_truth,
 )
 from rlvr.reasons import Reason
 from rlvr.task import Task, Verdict
@@ -76,15 +95,15 @@ def _fail(reason: Reason, detail: str, **extra: Any) -> Verdict:
 def _extract(completion: Any) -> tuple[str | None, Verdict | None]:
     """The answer text, or a failure verdict (``no_answer`` / ``too_long``)."""
     try:
-        extraction = extract_answer(completion)
+        text, reason = answer_text(completion)
     except Exception as exc:  # noqa: BLE001 - extraction is total on strings; be safe on exotic objects
         return None, _fail(Reason.NO_ANSWER, f"could not read the completion ({type(exc).__name__})")
-    if extraction.text is None:
-        if extraction.reason == "too_long":
+    if text is None:
+        if reason == "too_long":
             return None, _fail(Reason.TOO_LONG, "completion or answer exceeds the length cap")
-        detail = "completion is not text" if extraction.reason == "not_text" else "no <answer>...</answer> block"
+        detail = "completion is not text" if reason == "not_text" else "no <answer>...</answer> block"
         return None, _fail(Reason.NO_ANSWER, detail)
-    return extraction.text, None
+    return text, None
 
 
 def _short(name: str) -> str:
@@ -96,23 +115,33 @@ def _short(name: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def _score_bag(truth: BagTruth, completion: Any, reward: str) -> Verdict:
-    mode = _reward_mode(reward)
-    text, failure = _extract(completion)
-    if failure is not None:
-        return failure
-    try:
-        terms, form = parse_bag_answer(text)
-    except AnswerError as exc:
-        return _fail(exc.reason, exc.detail)
+def _bag_parts(truth: BagTruth, terms: list[tuple[str, int]]) -> list | None:
+    """The parts of each answer term (None: invalid), or None when a species is not in the written truth."""
+    written = truth.written
+    if written is None:
+        encoding = truth.encoding
+        return [species_parts(species, encoding) for species, _k in terms]
+    out = []
+    for species, _k in terms:
+        parts = written.get(species)
+        if parts is None:
+            if truth.encoding != "formula":
+                return None  # written another way: only canonical SMILES can tell
+            parts = formula_parts(species) if type(species) is str else None
+        out.append(parts)
+    return out
 
-    pred: dict[str, int] = {}
-    formulas: dict[str, Formula] = {}
-    written: dict[str, str] = {}
+
+def _score_bag(truth: BagTruth, terms: list[tuple[str, int]], form: str, mode: str) -> Verdict | None:
+    """The verdict on a parsed bag answer (None: the answer needs the canonical truth)."""
+    all_parts = _bag_parts(truth, terms)
+    if all_parts is None:
+        return None
+    pred: dict[Any, int] = {}
+    formulas: dict[Any, Formula] = {}
+    written: dict[Any, str] = {}
     invalid: list[str] = []
-    encoding = truth.encoding
-    for i, (species, k) in enumerate(terms):
-        parts = species_parts(species, encoding)
+    for i, ((species, k), parts) in enumerate(zip(terms, all_parts)):
         if parts is None:
             invalid.append(species)
             key = f"\x00invalid:{i}"  # never equal to a true species: counted as a false positive
@@ -125,30 +154,34 @@ def _score_bag(truth: BagTruth, completion: Any, reward: str) -> Verdict:
             if key not in written:
                 written[key] = species
 
+    exact = truth.exact
+    if exact is not None and pred == exact[0]:  # the exact answer (no invalid species): a known verdict
+        metrics = dict(exact[1])
+        metrics["diagnostics"] = {"form": form, "n_extra": 0, "n_missing": 0, "wrong_coefficient": [],
+                                  "element_delta": dict(exact[2])}
+        return Verdict(reward=1.0, correct=True, metrics=metrics, reason=Reason.OK)
     true_bag = truth.bag
     metrics: dict[str, Any] = bag_metrics(pred, true_bag)
     valid = not invalid
     metrics["valid"] = float(valid)
+    n_extra = n_common = 0
+    wrong: list[str] = []
+    for key, k in pred.items():
+        t = true_bag.get(key)
+        if t is None:
+            n_extra += 1
+        else:
+            n_common += 1
+            if k != t:
+                wrong.append(_short(written[key]))
     diagnostics: dict[str, Any] = {
         "form": form,
-        "n_extra": sum(1 for key in pred if key not in true_bag),
-        "n_missing": sum(1 for key in true_bag if key not in pred),
-        "wrong_coefficient": sorted(
-            _short(written[key]) for key, k in pred.items() if key in true_bag and k != true_bag[key]
-        )[:_MAX_LISTED],
+        "n_extra": n_extra,
+        "n_missing": len(true_bag) - n_common,
+        "wrong_coefficient": sorted(wrong)[:_MAX_LISTED] if wrong else [],
     }
     if valid:  # predicted minus reference totals, as conservation_delta(reference, prediction) computes them
-        total: dict[str, int] = {}
-        charge = 0
-        for key, k in pred.items():
-            formula = formulas[key]
-            for el, n in formula.counts:
-                total[el] = total.get(el, 0) + n * k
-            charge += formula.charge * k
-        total["charge"] = total.get("charge", 0) + charge
-        for key, n in truth.reference_total.items():
-            total[key] = total.get(key, 0) - n
-        delta = {key: v for key, v in sorted(total.items()) if v}
+        delta = bag_delta(pred, formulas, truth.reference_total)
         metrics.update(balance_rates(delta))
         diagnostics["element_delta"] = delta
     else:
@@ -178,6 +211,24 @@ def _score_bag(truth: BagTruth, completion: Any, reward: str) -> Verdict:
     return Verdict(reward=value, correct=correct, metrics=metrics, reason=reason)
 
 
+def _check_bag(task: Task, truth: BagTruth, canonical: Callable[[Task], BagTruth], completion: Any,
+               reward: str) -> Verdict:
+    """Read and score a bag answer against ``truth``; against ``canonical(task)`` when the written truth cannot tell."""
+    mode = _reward_mode(reward)
+    text, failure = _extract(completion)
+    if failure is not None:
+        return failure
+    try:
+        terms, form = parse_bag_answer(text)
+    except AnswerError as exc:
+        return _fail(exc.reason, exc.detail)
+    verdict = _score_bag(truth, terms, form, mode)
+    if verdict is None:  # a species written otherwise than in the task: compare canonical identities
+        verdict = _score_bag(canonical(task), terms, form, mode)
+        assert verdict is not None
+    return verdict
+
+
 def check_products(task: Task | Mapping[str, Any], completion: Any, *, reward: str = "em") -> Verdict:
     """Score a products answer (ChemAlgebra Type 1 / Type 2).
 
@@ -185,7 +236,8 @@ def check_products(task: Task | Mapping[str, Any], completion: Any, *, reward: s
     species; conservation diagnostics are computed against ``meta["inputs"]``. ``reward`` is one
     of :data:`REWARD_MODES` (``em`` by default).
     """
-    return _score_bag(products_truth(as_task(task)), completion, reward)
+    task = as_task(task)
+    return _check_bag(task, written_products_truth(task), products_truth, completion, reward)
 
 
 def check_byproduct(task: Task | Mapping[str, Any], completion: Any, *, reward: str = "em") -> Verdict:
@@ -194,12 +246,31 @@ def check_byproduct(task: Task | Mapping[str, Any], completion: Any, *, reward: 
     Conservation diagnostics measure the completed equation: ``element_delta`` is what the predicted
     byproducts add minus what the shown equation lacks (empty when they close it).
     """
-    return _score_bag(byproduct_truth(as_task(task)), completion, reward)
+    task = as_task(task)
+    return _check_bag(task, written_byproduct_truth(task), byproduct_truth, completion, reward)
 
 
 # ---------------------------------------------------------------------------------------------
 # balancing
 # ---------------------------------------------------------------------------------------------
+
+
+class _NeedsCanonical(Exception):
+    """An answer species is not in the written truth: score against the canonical truth."""
+
+
+def _key_of(truth: BalanceTruth, species: str) -> Any:
+    """The truth's key of a written species (None: it does not parse); raises :class:`_NeedsCanonical`."""
+    written = truth.written
+    if written is None:
+        ident = species_identity(species, truth.encoding)
+        return None if ident is None else ident[0]
+    key = written.get(species)
+    if key is None:
+        if truth.encoding != "formula":
+            raise _NeedsCanonical
+        key = formula_key(species) if type(species) is str else None
+    return key
 
 
 def _map_equation(truth: BalanceTruth, answer: BalanceAnswer) -> tuple[tuple[int, ...] | None, Verdict | None]:
@@ -214,17 +285,17 @@ def _map_equation(truth: BalanceTruth, answer: BalanceAnswer) -> tuple[tuple[int
     else:  # json: the side is implied when the species occurs on one side of the question only
         sided = []
         for species, k in answer.terms:
-            ident = species_identity(species, truth.encoding)
-            on = [side for side in (0, 1) if ident is not None and (side, ident[0]) in truth.index]
+            key = _key_of(truth, species)
+            on = [side for side in (0, 1) if key is not None and (side, key) in truth.index]
             sided.append((on[0] if len(on) == 1 else -1, (species, k)))
     for side, (species, k) in sided:
-        ident = species_identity(species, truth.encoding)
-        if ident is None:
+        key = _key_of(truth, species)
+        if key is None:
             invalid.append(species)
             continue
-        i = truth.index.get((side, ident[0]))
+        i = truth.index.get((side, key))
         if i is None:
-            if side >= 0 and (1 - side, ident[0]) in truth.index:
+            if side >= 0 and (1 - side, key) in truth.index:
                 wrong_side += 1
             else:
                 unknown += 1
@@ -256,7 +327,12 @@ def check_balance(task: Task | Mapping[str, Any], completion: Any, *, reward: st
     ``reward``: ``strict`` (alias ``em``), ``shaped`` (aliases ``f1``, ``jaccard``) or ``em+format``.
     """
     mode = _reward_mode(reward)
-    truth = balance_truth(as_task(task))
+    task = as_task(task)
+    return _check_balance(task, written_balance_truth(task), completion, mode)
+
+
+def _check_balance(task: Task, truth: BalanceTruth, completion: Any, mode: str) -> Verdict:
+    """Read and score a balance answer against ``truth``; against the canonical truth when the written one cannot tell."""
     text, failure = _extract(completion)
     if failure is not None:
         return failure
@@ -264,7 +340,13 @@ def check_balance(task: Task | Mapping[str, Any], completion: Any, *, reward: st
         answer = parse_balance_answer(text)
     except AnswerError as exc:
         return _fail(exc.reason, exc.detail)
+    try:
+        return _score_balance(truth, answer, mode)
+    except _NeedsCanonical:  # a species written otherwise than in the task: compare canonical identities
+        return _score_balance(balance_truth(task), answer, mode)
 
+
+def _score_balance(truth: BalanceTruth, answer: BalanceAnswer, mode: str) -> Verdict:
     n = len(truth.keys)
     if answer.form == "list":
         if len(answer.coefficients) != n:
@@ -277,6 +359,15 @@ def check_balance(task: Task | Mapping[str, Any], completion: Any, *, reward: st
         if mapped is None:
             return failure if failure is not None else _fail(Reason.UNPARSABLE, "no coefficients")
         coefficients = mapped
+    if truth.exact and coefficients == truth.coefficients:  # the reference answer: a known verdict
+        n_rows = len(truth.rows)
+        metrics = {
+            "em": 1.0, "jaccard": 1.0, "f1": 1.0, "mol_jaccard": 1.0, "mol_f1": 1.0, "valid": 1.0,
+            "balanced": 1.0, "deficitary": 0.0, "exceeding": 0.0, "both": 0.0,
+            "positive": 1.0, "minimal": 1.0, "rows_balanced": 1.0,
+            "diagnostics": {"form": answer.form, "imbalance": {}, "n_rows": n_rows, "n_rows_balanced": n_rows},
+        }
+        return Verdict(reward=1.0, correct=True, metrics=metrics, reason=Reason.OK)
 
     delta = balance_delta(truth, coefficients)
     positive = all(k > 0 for k in coefficients)
@@ -333,6 +424,23 @@ def check_balance(task: Task | Mapping[str, Any], completion: Any, *, reward: st
     return Verdict(reward=value, correct=correct, metrics=metrics, reason=reason)
 
 
+def check_canonical(task: Task | Mapping[str, Any], completion: Any, *, reward: str | None = None) -> Verdict:
+    """The verdict of the stoichiometry checker for ``task`` computed on canonical identities only.
+
+    The same verdict as :func:`check_balance`, :func:`check_byproduct` or :func:`check_products`
+    (picked by the ground truth, like :func:`validate_task`), without the written-species fast path:
+    every species is canonicalised. ``reward`` defaults to the checker's own default.
+    """
+    task = as_task(task)
+    gt = task.ground_truth
+    if "coefficients" in gt:
+        mode = _reward_mode(reward or "strict")
+        return _check_balance(task, balance_truth(task), completion, mode)
+    if "byproducts" in gt:
+        return _check_bag(task, byproduct_truth(task), byproduct_truth, completion, reward or "em")
+    return _check_bag(task, products_truth(task), products_truth, completion, reward or "em")
+
+
 # ---------------------------------------------------------------------------------------------
 # oracles
 # ---------------------------------------------------------------------------------------------
@@ -362,6 +470,6 @@ def oracle_byproduct(task: Task | Mapping[str, Any]) -> str:
 
 __all__ = [
     "FORMAT_CREDIT", "METRIC_KEYS", "REWARD_MODES", "SHAPED_NOT_MINIMAL", "SHAPED_UNBALANCED_MAX",
-    "check_balance", "check_byproduct", "check_products", "oracle_balance", "oracle_byproduct",
+    "check_balance", "check_byproduct", "check_canonical", "check_products", "oracle_balance", "oracle_byproduct",
     "oracle_products", "validate_task",
 ]

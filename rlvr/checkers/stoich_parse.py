@@ -15,13 +15,19 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
 
-from rlvr.chem.formula import Formula
+from rlvr.chem.formula import Formula, parse_formula
 from rlvr.chem.notation import MAX_COEFFICIENT, MAX_TERMS, NotationError, parse_bag, parse_equation
+from rlvr.chem.smiles import smiles_formula
 from rlvr.chem.species import SpeciesError, StrictEncoding, canonical_species, species_formula
 from rlvr.reasons import Reason
 
 #: Arrows that make an answer an equation (same set as :func:`rlvr.chem.notation.parse_equation`).
 _ARROW_HINTS = ("->", "→", "⟶", ">")
+
+
+def _has_arrow(text: str) -> bool:
+    """Whether any of :data:`_ARROW_HINTS` occurs in ``text`` (``->`` contains ``>``)."""
+    return ">" in text or "→" in text or "⟶" in text
 _LIST_SPLIT = re.compile(r"[\s,;:]+")
 
 
@@ -98,6 +104,57 @@ def _species_parts(text: str, encoding: StrictEncoding) -> tuple[SpeciesPart, ..
     return tuple(SpeciesPart(k, formulas[k], n) for k, n in sorted(counts.items()))
 
 
+#: the key of a species in the formula encoding: its composition as ``(counts, charge)``
+FormulaKey = tuple
+
+
+@lru_cache(maxsize=16384)
+def formula_identity(text: str) -> tuple[FormulaKey, Formula] | None:
+    """``(key, composition)`` of a species in the formula encoding, or None when it does not parse.
+
+    The key is the composition as a plain tuple ``(counts, charge)``: two species have the same
+    key exactly when their Hill formulas (their canonical keys, :func:`species_identity`) are
+    equal, and a plain tuple hashes quicker than a :class:`Formula`.
+    """
+    if len(text) > MAX_SPECIES_CHARS:
+        return None
+    try:
+        formula = parse_formula(text)
+    except (ValueError, RuntimeError):
+        return None
+    return (formula.counts, formula.charge), formula
+
+
+def formula_key(text: str) -> FormulaKey | None:
+    """The key of :func:`formula_identity` (None when ``text`` does not parse)."""
+    ident = formula_identity(text)
+    return None if ident is None else ident[0]
+
+
+@lru_cache(maxsize=16384)
+def formula_parts(text: str) -> tuple[SpeciesPart, ...] | None:
+    """:func:`species_parts` in the formula encoding, keyed by :func:`formula_identity`."""
+    ident = formula_identity(text)
+    return None if ident is None else (SpeciesPart(ident[0], ident[1], 1),)
+
+
+@lru_cache(maxsize=16384)
+def smiles_written_parts(text: str) -> tuple[SpeciesPart, ...] | None:
+    """A SMILES species keyed by its own string, with its composition (no canonicalisation).
+
+    None when the string holds several molecules (a dot) or does not parse. The key stands for
+    the canonical SMILES only among strings of different compositions (see
+    :mod:`rlvr.checkers.stoich_truth`).
+    """
+    if len(text) > MAX_SPECIES_CHARS or "." in text:
+        return None
+    try:
+        formula = smiles_formula(text)
+    except (ValueError, RuntimeError):  # SmilesError
+        return None
+    return (SpeciesPart(text, formula, 1),)
+
+
 def clean_answer(text: str) -> str:
     """Strip code fences, surrounding backticks and one trailing full stop."""
     text = text.strip()
@@ -164,9 +221,45 @@ def json_terms(pairs: JsonObject | Mapping[Any, Any]) -> list[tuple[str, int]]:
     return terms
 
 
+#: a bag that needs no general parsing: no blank, comma, semicolon or backtick (plain ASCII)
+_NOT_PLAIN_BAG = re.compile(r"[\s,;`]")
+_PLAIN_TERM = re.compile(r"\{(\d{1,6})\}([^{}]+)")
+
+
+def _plain_bag(text: str) -> list[tuple[str, int]] | None:
+    """Terms of a bag written ``{k}A.{k}B`` with nothing else, as :func:`parse_bag` reads it; else None."""
+    if not text.isascii() or _NOT_PLAIN_BAG.search(text) is not None:
+        return None
+    pieces = text.split(".{")  # parse_bag splits at a dot before a brace
+    if len(pieces) > MAX_TERMS:
+        return None
+    terms = []
+    match = _PLAIN_TERM.fullmatch
+    for i, piece in enumerate(pieces):
+        m = match(piece if i == 0 else "{" + piece)
+        if m is None:
+            return None
+        terms.append((m.group(2), int(m.group(1))))
+    return terms
+
+
+def read_bag(text: str) -> list[tuple[str, int]]:
+    """:func:`rlvr.chem.notation.parse_bag` (the same terms and errors), quicker on ``{k}A.{k}B`` text."""
+    terms = _plain_bag(text)
+    return terms if terms is not None else parse_bag(text)
+
+
+def read_equation(text: str) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    """:func:`rlvr.chem.notation.parse_equation` (the same sides and errors), quicker on ``A>>B`` text."""
+    if text.count(">>") == 1 and ">" not in text.replace(">>", ""):
+        left, right = text.split(">>")
+        return read_bag(left), read_bag(right)
+    return parse_equation(text)
+
+
 def _bag_terms(text: str) -> list[tuple[str, int]]:
     try:
-        return parse_bag(text)
+        return read_bag(text)
     except NotationError as exc:
         raise AnswerError(Reason.UNPARSABLE, str(exc)) from None
 
@@ -186,9 +279,9 @@ def parse_bag_answer(text: str) -> tuple[list[tuple[str, int]], str]:
         terms, form = json_terms(value), "json"
     elif value is not _NOT_JSON:
         raise AnswerError(Reason.UNPARSABLE, "a JSON answer must be an object {species: coefficient}")
-    elif any(arrow in text for arrow in _ARROW_HINTS):
+    elif _has_arrow(text):
         try:
-            _, terms = parse_equation(text)
+            _, terms = read_equation(text)
         except NotationError as exc:
             raise AnswerError(Reason.UNPARSABLE, str(exc)) from None
         form = "equation"
@@ -196,7 +289,7 @@ def parse_bag_answer(text: str) -> tuple[list[tuple[str, int]], str]:
         terms, form = _bag_terms(text), "bag"
     if not terms:
         raise AnswerError(Reason.UNPARSABLE, "empty answer")
-    if any(k == 0 for _, k in terms):
+    if 0 in [k for _, k in terms]:
         raise AnswerError(Reason.UNPARSABLE, "zero coefficient (leave out species that are not there)")
     return terms, form
 
@@ -217,8 +310,14 @@ class BalanceAnswer:
     terms: tuple[tuple[str, int], ...] = ()
 
 
+#: a character no coefficient list has (lists hold digits, separators and brackets)
+_NOT_LIST_CHAR = re.compile(r"[^\d\s,;:\[\]()]")
+
+
 def _coefficient_list(text: str) -> tuple[int, ...] | None:
     """``2, 1, 2`` / ``[2,1,2]`` / ``2 1 2`` / ``2:1:2`` -> (2, 1, 2); None if not such a list."""
+    if _NOT_LIST_CHAR.search(text) is not None:  # some token would not be all digits
+        return None
     body = text.strip()
     if body[:1] in "[(" and body[-1:] in "])":
         body = body[1:-1]
@@ -252,10 +351,10 @@ def parse_balance_answer(text: str) -> BalanceAnswer:
     coefficients = _coefficient_list(text)
     if coefficients is not None:
         return BalanceAnswer("list", coefficients=coefficients)
-    if not any(arrow in text for arrow in _ARROW_HINTS) and " = " not in text:
+    if not _has_arrow(text) and " = " not in text:
         raise AnswerError(Reason.UNPARSABLE, "expected a balanced equation (with ->, >> or =) or the coefficient list")
     try:
-        left, right = parse_equation(text)
+        left, right = read_equation(text)
     except NotationError as exc:
         raise AnswerError(Reason.UNPARSABLE, str(exc)) from None
     return BalanceAnswer("equation", left=tuple(left), right=tuple(right))

@@ -1,19 +1,36 @@
 """Stoichiometry task records as the checkers read them: the ground truth (canonical bags, balance
 coefficients) and the conservation it must satisfy, validated (:class:`rlvr.task.TaskFormatError`
-for a malformed record, never for a model's answer)."""
+for a malformed record, never for a model's answer).
+
+Each truth comes in two builds that give the same verdicts:
+
+- **canonical** (:func:`products_truth`, :func:`byproduct_truth`, :func:`balance_truth`): species
+  keyed by their canonical identity (Hill formula, RDKit canonical SMILES);
+- **written** (:func:`written_products_truth`, ...): the same record without canonicalising it.
+  In the formula encoding the key is the parsed composition (equal exactly when the Hill
+  formulas are equal). In the SMILES encoding the key is the species as the record writes it,
+  which stands for its canonical SMILES when no two different strings of the record have the same
+  composition (same molecule implies same composition); otherwise, or for a species with a dot
+  or one that does not parse, the written build is the canonical one. ``truth.written`` maps each
+  string of the record to its key, so an answer naming species exactly as the task writes them
+  is scored without RDKit canonicalisation; any other SMILES string in an answer sends the
+  verdict to the canonical truth (see :mod:`rlvr.checkers.stoich`).
+"""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from math import gcd, isfinite
-from typing import Any, Iterable, Mapping
+from typing import Any
 
-from rlvr.chem.balance import conservation_delta, side_total
+from rlvr.chem.balance import conservation_delta
 from rlvr.chem.formula import Formula
 from rlvr.chem.notation import MAX_COEFFICIENT
+from rlvr.checkers.metrics import balance_rates
 from rlvr.chem.species import ENCODINGS, StrictEncoding, looks_like_smiles
-from rlvr.checkers.stoich_parse import species_identity, species_parts
+from rlvr.checkers.stoich_parse import SpeciesPart, formula_parts, smiles_written_parts, species_identity, species_parts
 from rlvr.task import Task, TaskFormatError
 
 
@@ -52,15 +69,59 @@ def _int_coefficient(task: _Record | Task, where: str, value: Any) -> int:
     return value
 
 
-def _species_bag(task: _Record | Task, where: str, raw: Any, encoding: StrictEncoding) -> tuple[Counter, dict[str, Formula]]:
-    """A ``{species: coefficient}`` record field as a canonical bag (fragments split) plus compositions."""
+class _Canonical(Exception):
+    """The written keys cannot stand for canonical ones in this record: build the canonical truth."""
+
+
+class _WrittenKeys:
+    """Species keys of one record as written (see the module docstring): the composition, or the SMILES string."""
+
+    __slots__ = ("encoding", "seen")
+
+    def __init__(self, encoding: StrictEncoding) -> None:
+        self.encoding = encoding
+        self.seen: dict[str, tuple[SpeciesPart, ...]] = {}  # every species string met -> its parts
+
+    def parts(self, text: Any) -> tuple[SpeciesPart, ...]:
+        """The species' one part; raises :class:`_Canonical` for anything the canonical build must judge."""
+        if type(text) is not str:
+            raise _Canonical
+        parts = formula_parts(text) if self.encoding == "formula" else smiles_written_parts(text)
+        if parts is None:
+            raise _Canonical
+        self.seen[text] = parts
+        return parts
+
+    def identity(self, text: Any) -> tuple[Any, Formula]:
+        """``(key, composition)`` of the species (as :meth:`parts`)."""
+        part = self.parts(text)[0]
+        return part.key, part.formula
+
+    def written(self) -> dict[str, tuple[SpeciesPart, ...]]:
+        """Every species string met -> its parts; raises :class:`_Canonical` when two different SMILES
+        strings have the same composition (they may be one molecule)."""
+        seen = self.seen
+        if self.encoding != "formula" and len({parts[0].formula for parts in seen.values()}) != len(seen):
+            raise _Canonical
+        return seen
+
+
+def _species_bag(task: _Record | Task, where: str, raw: Any, encoding: StrictEncoding,
+                 keys: _WrittenKeys | None = None) -> tuple[Counter, dict[str, Formula]]:
+    """A ``{species: coefficient}`` record field as a canonical bag (fragments split) plus compositions.
+
+    With ``keys``, species are keyed as written instead (see :class:`_WrittenKeys`).
+    """
     if not isinstance(raw, Mapping) or not raw:
         raise TaskFormatError(f"task {task.id!r}: {where} must be a non-empty {{species: coefficient}} dict")
     bag: Counter = Counter()
     formulas: dict[str, Formula] = {}
     for species, k in raw.items():
         k = _int_coefficient(task, f"{where}[{species!r}]", k) if type(k) is not int or not 1 <= k <= MAX_COEFFICIENT else k
-        parts = species_parts(species, encoding) if isinstance(species, str) else None
+        if keys is not None:
+            parts = keys.parts(species)
+        else:
+            parts = species_parts(species, encoding) if isinstance(species, str) else None
         if parts is None:
             raise TaskFormatError(f"task {task.id!r}: {where} species {species!r} is not a valid {encoding}")
         for part in parts:
@@ -81,11 +142,57 @@ class BagTruth:
     reference: tuple[tuple[Formula, int], ...]  # what the predicted bag must conserve
     #: element (and ``"charge"``) totals of ``reference``
     reference_total: Mapping[str, int] = field(default_factory=dict)
+    #: written build only: each species string of the record -> its parts (None: the canonical build)
+    written: Mapping[str, tuple[SpeciesPart, ...]] | None = None
+    #: written build only: ``(bag, metrics, element_delta)`` of the exact answer, whose verdict is always the same
+    exact: tuple[dict[Any, int], dict[str, Any], dict[str, int]] | None = None
+
+
+def bag_delta(pred: Mapping[Any, int], formulas: Mapping[Any, Formula], reference_total: Mapping[str, int]) -> dict[str, int]:
+    """Predicted minus reference element (and ``"charge"``) totals, zeros left out, sorted by key.
+
+    What ``conservation_delta(reference, prediction)`` computes, for a bag ``{key: coefficient}``
+    with ``formulas[key]`` the composition of each key.
+    """
+    total: dict[str, int] = {}
+    charge = 0
+    for key, k in pred.items():
+        formula = formulas[key]
+        for el, n in formula.counts:
+            total[el] = total.get(el, 0) + n * k
+        charge += formula.charge * k
+    total["charge"] = total.get("charge", 0) + charge
+    for key, n in reference_total.items():
+        total[key] = total.get(key, 0) - n
+    return {key: v for key, v in sorted(total.items()) if v}
+
+
+def _totals(pairs: Iterable[tuple[Formula, int]]) -> dict[str, int]:
+    """Element and ``"charge"`` totals of (formula, coefficient) pairs, as :func:`rlvr.chem.balance.side_total` counts them."""
+    total: dict[str, int] = {}
+    charge = 0
+    for formula, k in pairs:
+        for el, n in formula.counts:
+            total[el] = total.get(el, 0) + n * k
+        charge += formula.charge * k
+    total["charge"] = total.get("charge", 0) + charge
+    return total
 
 
 def _bag_truth(encoding: StrictEncoding, bag: Counter, formulas: dict[str, Formula],
-               reference: tuple[tuple[Formula, int], ...]) -> BagTruth:
-    return BagTruth(encoding, bag, formulas, reference, dict(side_total(reference)))
+               reference: tuple[tuple[Formula, int], ...], keys: _WrittenKeys | None = None) -> BagTruth:
+    reference_total = _totals(reference)
+    if keys is None:
+        return BagTruth(encoding, bag, formulas, reference, reference_total)
+    written = keys.written()
+    exact_bag = dict(bag)
+    delta = bag_delta(exact_bag, formulas, reference_total)
+    # what _score_bag's metrics are on the exact answer (bag_metrics of a bag with itself, valid)
+    tp = sum(exact_bag.values())
+    metrics: dict[str, Any] = {"em": 1.0, "jaccard": 1.0, "f1": 1.0, "tp": tp, "fp": 0, "fn": 0,
+                               "mol_em": 1.0, "mol_jaccard": 1.0, "mol_f1": 1.0, "valid": 1.0}
+    metrics.update(balance_rates(delta))
+    return BagTruth(encoding, bag, formulas, reference, reference_total, written, (exact_bag, metrics, delta))
 
 
 def _mapping_key(value: Any) -> tuple | None:
@@ -112,14 +219,15 @@ def _cache_key(task: Task, *parts: Any) -> tuple | None:
     return (task.id, encoding, *parts)
 
 
-def _products_truth(record: _Record, raw: Any, inputs: Any) -> BagTruth:
+def _products_truth(record: _Record, raw: Any, inputs: Any, written: bool = False) -> BagTruth:
     species = list(raw) if isinstance(raw, Mapping) else []
     encoding = _task_encoding(record, species)
-    bag, formulas = _species_bag(record, "ground_truth['products']", raw, encoding)
+    keys = _WrittenKeys(encoding) if written else None
+    bag, formulas = _species_bag(record, "ground_truth['products']", raw, encoding, keys)
     if inputs is None:
         raise TaskFormatError(f"task {record.id!r}: meta['inputs'] (the input bag shown to the model) is missing")
-    in_bag, in_formulas = _species_bag(record, "meta['inputs']", inputs, encoding)
-    return _bag_truth(encoding, bag, formulas, tuple(pairs_of(in_bag, in_formulas)))
+    in_bag, in_formulas = _species_bag(record, "meta['inputs']", inputs, encoding, keys)
+    return _bag_truth(encoding, bag, formulas, tuple(pairs_of(in_bag, in_formulas)), keys)
 
 
 @lru_cache(maxsize=4096)
@@ -138,13 +246,33 @@ def products_truth(task: Task) -> BagTruth:
     return _products_truth(_Record(task.id, task.meta.get("encoding")), raw, inputs)
 
 
-def _byproduct_truth(record: _Record, raw: Any) -> BagTruth:
+@lru_cache(maxsize=4096)
+def _written_products_cached(key: tuple) -> BagTruth:
+    task_id, encoding, raw, inputs = key
+    try:
+        return _products_truth(_Record(task_id, encoding), dict(raw), dict(inputs), written=True)
+    except (_Canonical, TaskFormatError):
+        return _products_truth_cached(key)  # raises for a malformed record
+
+
+def written_products_truth(task: Task) -> BagTruth:
+    """:func:`products_truth` keyed by the species as written (the canonical truth where it cannot be)."""
+    raw = task.ground_truth.get("products")
+    inputs = task.meta.get("inputs")
+    key = _cache_key(task, _mapping_key(raw), _mapping_key(inputs))
+    if key is not None:
+        return _written_products_cached(key)
+    return _products_truth(_Record(task.id, task.meta.get("encoding")), raw, inputs)
+
+
+def _byproduct_truth(record: _Record, raw: Any, written: bool = False) -> BagTruth:
     species = list(raw) if isinstance(raw, Mapping) else []
     encoding = _task_encoding(record, species)
-    bag, formulas = _species_bag(record, "ground_truth['byproducts']", raw, encoding)
+    keys = _WrittenKeys(encoding) if written else None
+    bag, formulas = _species_bag(record, "ground_truth['byproducts']", raw, encoding, keys)
     # the shown equation lacks exactly the byproducts' atoms: a prediction conserves iff its
     # element totals equal theirs
-    return _bag_truth(encoding, bag, formulas, tuple(pairs_of(bag, formulas)))
+    return _bag_truth(encoding, bag, formulas, tuple(pairs_of(bag, formulas)), keys)
 
 
 @lru_cache(maxsize=4096)
@@ -162,6 +290,24 @@ def byproduct_truth(task: Task) -> BagTruth:
     return _byproduct_truth(_Record(task.id, task.meta.get("encoding")), raw)
 
 
+@lru_cache(maxsize=4096)
+def _written_byproduct_cached(key: tuple) -> BagTruth:
+    task_id, encoding, raw = key
+    try:
+        return _byproduct_truth(_Record(task_id, encoding), dict(raw), written=True)
+    except (_Canonical, TaskFormatError):
+        return _byproduct_truth_cached(key)  # raises for a malformed record
+
+
+def written_byproduct_truth(task: Task) -> BagTruth:
+    """:func:`byproduct_truth` keyed by the species as written (the canonical truth where it cannot be)."""
+    raw = task.ground_truth.get("byproducts")
+    key = _cache_key(task, _mapping_key(raw))
+    if key is not None:
+        return _written_byproduct_cached(key)
+    return _byproduct_truth(_Record(task.id, task.meta.get("encoding")), raw)
+
+
 @dataclass(frozen=True)
 class BalanceTruth:
     encoding: StrictEncoding
@@ -171,9 +317,14 @@ class BalanceTruth:
     coefficients: tuple[int, ...]
     index: dict[tuple[int, str], int]  # (side 0/1, canonical key) -> position in question order
     rows: tuple[str, ...]  # conservation rows: elements present, then "charge" if any species is charged
+    #: written build only: each species string of the record -> its key (None: the canonical build)
+    written: Mapping[str, Any] | None = None
+    #: written build only: whether ``coefficients`` themselves are a correct answer (balanced and minimal)
+    exact: bool = False
 
 
-def _balance_truth(task: _Record, reactants: Any, products: Any, coefficients: Any) -> BalanceTruth:
+def _balance_truth(task: _Record, reactants: Any, products: Any, coefficients: Any,
+                   written: bool = False) -> BalanceTruth:
     for name, value in (("reactants", reactants), ("products", products), ("coefficients", coefficients)):
         if not isinstance(value, list) or not value:
             raise TaskFormatError(f"task {task.id!r}: ground_truth[{name!r}] must be a non-empty list")
@@ -183,9 +334,13 @@ def _balance_truth(task: _Record, reactants: Any, products: Any, coefficients: A
             f"task {task.id!r}: {len(coefficients)} coefficients for {len(species)} species in ground_truth"
         )
     encoding = _task_encoding(task, species)
+    written_keys = _WrittenKeys(encoding) if written else None
     formulas, keys, index = [], [], {}
     for i, text in enumerate(species):
-        ident = species_identity(text, encoding) if isinstance(text, str) else None
+        if written_keys is not None:
+            ident = written_keys.identity(text)
+        else:
+            ident = species_identity(text, encoding) if isinstance(text, str) else None
         if ident is None:
             raise TaskFormatError(f"task {task.id!r}: ground_truth species {text!r} is not a valid {encoding}")
         side = 0 if i < len(reactants) else 1
@@ -197,7 +352,11 @@ def _balance_truth(task: _Record, reactants: Any, products: Any, coefficients: A
     coefs = tuple(_int_coefficient(task, f"ground_truth['coefficients'][{i}]", k) for i, k in enumerate(coefficients))
     elements = sorted({el for f in formulas for el, _ in f.counts})
     rows = tuple(elements) + (("charge",) if any(f.charge for f in formulas) else ())
-    return BalanceTruth(encoding, len(reactants), tuple(formulas), tuple(keys), coefs, index, rows)
+    if written_keys is None:
+        return BalanceTruth(encoding, len(reactants), tuple(formulas), tuple(keys), coefs, index, rows)
+    written = {text: parts[0].key for text, parts in written_keys.written().items()}
+    exact = not _balance_delta(len(reactants), formulas, coefs) and gcd(*coefs) == 1  # coefficients are at least 1
+    return BalanceTruth(encoding, len(reactants), tuple(formulas), tuple(keys), coefs, index, rows, written, exact)
 
 
 @lru_cache(maxsize=4096)
@@ -213,6 +372,26 @@ def balance_truth(task: Task) -> BalanceTruth:
     key = _cache_key(task, _list_key(reactants, str), _list_key(products, str), _list_key(coefficients, int))
     if key is not None:
         return _balance_truth_cached(key)
+    return _balance_truth(_Record(task.id, task.meta.get("encoding")), reactants, products, coefficients)
+
+
+@lru_cache(maxsize=4096)
+def _written_balance_cached(key: tuple) -> BalanceTruth:
+    task_id, encoding, reactants, products, coefficients = key
+    try:
+        return _balance_truth(_Record(task_id, encoding), list(reactants), list(products), list(coefficients),
+                              written=True)
+    except (_Canonical, TaskFormatError):
+        return _balance_truth_cached(key)  # raises for a malformed record
+
+
+def written_balance_truth(task: Task) -> BalanceTruth:
+    """:func:`balance_truth` keyed by the species as written (the canonical truth where it cannot be)."""
+    gt = task.ground_truth
+    reactants, products, coefficients = gt.get("reactants"), gt.get("products"), gt.get("coefficients")
+    key = _cache_key(task, _list_key(reactants, str), _list_key(products, str), _list_key(coefficients, int))
+    if key is not None:
+        return _written_balance_cached(key)
     return _balance_truth(_Record(task.id, task.meta.get("encoding")), reactants, products, coefficients)
 
 
@@ -276,12 +455,24 @@ def _validate_byproduct_reaction(task: Task, truth: BagTruth, reaction: Any) -> 
 
 def balance_delta(truth: BalanceTruth, coefficients: tuple[int, ...]) -> dict[str, int]:
     """Product side minus reactant side, per element and charge (empty when balanced)."""
-    n = truth.n_reactants
-    pairs = list(zip(truth.formulas, coefficients))
-    return conservation_delta(pairs[:n], pairs[n:])
+    return _balance_delta(truth.n_reactants, truth.formulas, coefficients)
+
+
+def _balance_delta(n_reactants: int, formulas: Iterable[Formula], coefficients: Iterable[int]) -> dict[str, int]:
+    """What ``conservation_delta(reactant pairs, product pairs)`` computes, in one pass."""
+    total: dict[str, int] = {}
+    charge = 0
+    for i, (formula, k) in enumerate(zip(formulas, coefficients)):
+        if i < n_reactants:
+            k = -k
+        for el, n in formula.counts:
+            total[el] = total.get(el, 0) + n * k
+        charge += formula.charge * k
+    total["charge"] = total.get("charge", 0) + charge
+    return {key: v for key, v in sorted(total.items()) if v}
 
 
 __all__ = [
-    "BagTruth", "BalanceTruth", "as_task", "balance_delta", "balance_truth", "byproduct_truth", "pairs_of",
-    "products_truth", "validate_task",
+    "BagTruth", "BalanceTruth", "as_task", "bag_delta", "balance_delta", "balance_truth", "byproduct_truth", "pairs_of",
+    "products_truth", "validate_task", "written_balance_truth", "written_byproduct_truth", "written_products_truth",
 ]

@@ -26,6 +26,9 @@ _TOKEN = re.compile(r"([A-Z][a-z]?)|(\d+)|([\(\[\{])|([\)\]\}])|(\s+)")
 _CARET_CHARGE = re.compile(r"\^(\d*)([+-])$")
 _RDKIT_CHARGE = re.compile(r"([+-])(\d*)$")
 _HYDRATE_SPLIT = re.compile(r"[.·•*]")
+#: a plain formula (element symbols with counts, nothing else): read without the general tokenizer
+_PLAIN = re.compile(r"(?:[A-Z][a-z]?\d*)+")
+_PLAIN_TOKEN = re.compile(r"([A-Z][a-z]?)(\d*)")
 _MAX_FORMULA_CHARS = 500
 _MAX_COUNT = 10_000
 
@@ -151,6 +154,28 @@ def _parse_group(body: str, original: str) -> Counter:
     return stack[0]
 
 
+def _parse_plain(text: str) -> Formula | None:
+    """The formula of plain text such as ``C2H6O`` (known elements, counts 1 to the cap), else None.
+
+    Gives exactly what the general parser gives on such text; anything else (groups, charges,
+    hydrates, spaces, unknown symbols, zero or huge counts) is left to the general parser.
+    """
+    if _PLAIN.fullmatch(text) is None:
+        return None
+    counts: dict[str, int] = {}
+    for el, num in _PLAIN_TOKEN.findall(text):
+        if el not in ELEMENTS:
+            return None
+        if num:
+            n = int(num)
+            if n == 0 or n > _MAX_COUNT:
+                return None
+        else:
+            n = 1
+        counts[el] = counts.get(el, 0) + n
+    return Formula(tuple(sorted(counts.items())), 0)
+
+
 @lru_cache(maxsize=65536)
 def parse_formula(text: str) -> Formula:
     """Parse a formula such as ``C2H6O``, ``CH3COOH``, ``Ca3(PO4)2``, ``K4[Fe(CN)6]``, ``CuSO4.5H2O``, ``Cr2O7-2``."""
@@ -162,6 +187,9 @@ def parse_formula(text: str) -> Formula:
         raise FormulaError("empty formula")
     if len(text) > _MAX_FORMULA_CHARS:
         raise FormulaError("formula too long")
+    plain = _parse_plain(text)
+    if plain is not None:
+        return plain
     body, charge = _split_charge(text)
     total: Counter = Counter()
     for part in _HYDRATE_SPLIT.split(body):

@@ -6,8 +6,9 @@ from collections import Counter
 from functools import lru_cache
 
 from rdkit import Chem, RDLogger
+from rdkit.Chem.rdMolDescriptors import CalcMolFormula
 
-from rlvr.chem.formula import Formula
+from rlvr.chem.formula import Formula, FormulaError, parse_formula
 
 RDLogger.DisableLog("rdApp.*")
 
@@ -46,7 +47,23 @@ def parse_smiles(smiles: str) -> Chem.Mol:
 
 
 def mol_formula(mol: Chem.Mol) -> Formula:
-    """Element counts (explicit, implicit and explicit-H atoms) and net formal charge of a molecule."""
+    """Element counts (explicit, implicit and explicit-H atoms) and net formal charge of a molecule.
+
+    Read from RDKit's ``CalcMolFormula`` (hydrogen isotopes counted as H, one C++ call) when that
+    string parses; molecules with dummy atoms, or whose string does not parse, are counted atom
+    by atom (the same counts: each atom's element plus its hydrogens).
+    """
+    text = CalcMolFormula(mol, False, False)  # separateIsotopes=False, abbreviateHIsotopes=False
+    if "*" not in text:
+        try:
+            return parse_formula(text)
+        except FormulaError:
+            pass
+    return _counted_formula(mol)
+
+
+def _counted_formula(mol: Chem.Mol) -> Formula:
+    """:func:`mol_formula` atom by atom (raises :class:`SmilesError` on dummy atoms)."""
     counts: Counter = Counter()
     for atom in mol.GetAtoms():
         symbol = atom.GetSymbol()
