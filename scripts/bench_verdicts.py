@@ -115,9 +115,10 @@ def measure(path: str) -> dict[str, dict[str, Any]]:
                 times.append(clock() - t0)
                 walls.append(wall() - w0)
                 wrong += verdict.reward != 1.0
-            for task, completion in pairs:  # the task's next completion (a group of samples per prompt)
+            variants = [_variant(completion) for _task, completion in pairs]  # built outside the timing
+            for (task, _completion), variant in zip(pairs, variants):  # the task's next completion (a group)
                 t0 = clock()
-                rlvr.verify(task, _variant(completion))
+                rlvr.verify(task, variant)
                 warm.append(clock() - t0)
             for task, _completion in pairs:
                 molecules = _molecules(task)

@@ -137,7 +137,18 @@ def _score_bag(truth: BagTruth, terms: list[tuple[str, int]], form: str, mode: s
     all_parts = _bag_parts(truth, terms)
     if all_parts is None:
         return None
-    pred: dict[Any, int] = {}
+    exact = truth.exact
+    if exact is not None and None not in all_parts:
+        pred: dict[Any, int] = {}
+        for (_species, k), parts in zip(terms, all_parts):
+            for key, _formula, count in parts:
+                pred[key] = pred.get(key, 0) + k * count
+        if pred == exact[0]:  # the exact answer: a known verdict
+            metrics = dict(exact[1])
+            metrics["diagnostics"] = {"form": form, "n_extra": 0, "n_missing": 0, "wrong_coefficient": [],
+                                      "element_delta": dict(exact[2])}
+            return Verdict(reward=1.0, correct=True, metrics=metrics, reason=Reason.OK)
+    pred = {}
     formulas: dict[Any, Formula] = {}
     written: dict[Any, str] = {}
     invalid: list[str] = []
@@ -154,12 +165,6 @@ def _score_bag(truth: BagTruth, terms: list[tuple[str, int]], form: str, mode: s
             if key not in written:
                 written[key] = species
 
-    exact = truth.exact
-    if exact is not None and pred == exact[0]:  # the exact answer (no invalid species): a known verdict
-        metrics = dict(exact[1])
-        metrics["diagnostics"] = {"form": form, "n_extra": 0, "n_missing": 0, "wrong_coefficient": [],
-                                  "element_delta": dict(exact[2])}
-        return Verdict(reward=1.0, correct=True, metrics=metrics, reason=Reason.OK)
     true_bag = truth.bag
     metrics: dict[str, Any] = bag_metrics(pred, true_bag)
     valid = not invalid
@@ -288,8 +293,11 @@ def _map_equation(truth: BalanceTruth, answer: BalanceAnswer) -> tuple[tuple[int
             key = _key_of(truth, species)
             on = [side for side in (0, 1) if key is not None and (side, key) in truth.index]
             sided.append((on[0] if len(on) == 1 else -1, (species, k)))
+    written = truth.written
     for side, (species, k) in sided:
-        key = _key_of(truth, species)
+        key = written.get(species) if written is not None else None  # the common case, inline
+        if key is None:
+            key = _key_of(truth, species)
         if key is None:
             invalid.append(species)
             continue

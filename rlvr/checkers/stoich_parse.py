@@ -11,9 +11,8 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from rlvr.chem.formula import Formula, parse_formula
 from rlvr.chem.notation import MAX_COEFFICIENT, MAX_TERMS, NotationError, parse_bag, parse_equation
@@ -40,11 +39,10 @@ class AnswerError(ValueError):
         self.detail = detail
 
 
-@dataclass(frozen=True)
-class SpeciesPart:
+class SpeciesPart(NamedTuple):
     """One canonical molecule (``key``) with its composition, ``count`` times inside a written species."""
 
-    key: str
+    key: Any
     formula: Formula
     count: int = 1
 
@@ -221,26 +219,32 @@ def json_terms(pairs: JsonObject | Mapping[Any, Any]) -> list[tuple[str, int]]:
     return terms
 
 
-#: a bag that needs no general parsing: no blank, comma, semicolon or backtick (plain ASCII)
-_NOT_PLAIN_BAG = re.compile(r"[\s,;`]")
-_PLAIN_TERM = re.compile(r"\{(\d{1,6})\}([^{}]+)")
+#: a bag written ``{k}A.{k}B`` with nothing else (no blank, comma, semicolon, backtick or brace in a
+#: species; at most six digits a coefficient): :func:`parse_bag` splits it at each ``.{``
+_PLAIN_BAG = re.compile(r"\{\d{1,6}\}[^{}\s,;`]+(?:\.\{\d{1,6}\}[^{}\s,;`]+)*")
+
+
+def _plain_terms(text: str) -> list[tuple[str, int]] | None:
+    """Terms of text that matches :data:`_PLAIN_BAG` (None past :data:`MAX_TERMS` terms)."""
+    pieces = text[1:].split(".{")  # "k}species" each
+    if len(pieces) > MAX_TERMS:
+        return None
+    terms = []
+    for piece in pieces:
+        k, _, species = piece.partition("}")
+        terms.append((species, int(k)))
+    return terms
 
 
 def _plain_bag(text: str) -> list[tuple[str, int]] | None:
     """Terms of a bag written ``{k}A.{k}B`` with nothing else, as :func:`parse_bag` reads it; else None."""
-    if not text.isascii() or _NOT_PLAIN_BAG.search(text) is not None:
+    if _PLAIN_BAG.fullmatch(text) is None:
         return None
-    pieces = text.split(".{")  # parse_bag splits at a dot before a brace
-    if len(pieces) > MAX_TERMS:
-        return None
-    terms = []
-    match = _PLAIN_TERM.fullmatch
-    for i, piece in enumerate(pieces):
-        m = match(piece if i == 0 else "{" + piece)
-        if m is None:
-            return None
-        terms.append((m.group(2), int(m.group(1))))
-    return terms
+    return _plain_terms(text)
+
+
+#: a plain bag with no arrow in it (what :func:`parse_bag_answer` reads as a bag)
+_PLAIN_ANSWER_BAG = re.compile(_PLAIN_BAG.pattern.replace("`]", "`>→⟶]"))
 
 
 def read_bag(text: str) -> list[tuple[str, int]]:
@@ -274,6 +278,12 @@ def parse_bag_answer(text: str) -> tuple[list[tuple[str, int]], str]:
     text = clean_answer(text)
     if not text:
         raise AnswerError(Reason.UNPARSABLE, "empty answer")
+    if _PLAIN_ANSWER_BAG.fullmatch(text) is not None:  # neither JSON nor an equation
+        terms = _plain_terms(text)
+        if terms is not None:
+            if 0 in [k for _, k in terms]:
+                raise AnswerError(Reason.UNPARSABLE, "zero coefficient (leave out species that are not there)")
+            return terms, "bag"
     value = _try_json(text)
     if isinstance(value, JsonObject):
         terms, form = json_terms(value), "json"
@@ -294,8 +304,7 @@ def parse_bag_answer(text: str) -> tuple[list[tuple[str, int]], str]:
     return terms, form
 
 
-@dataclass(frozen=True)
-class BalanceAnswer:
+class BalanceAnswer(NamedTuple):
     """A parsed balance answer in one of three forms.
 
     - ``list``: ``coefficients`` in question order;
@@ -334,11 +343,21 @@ def _coefficient_list(text: str) -> tuple[int, ...] | None:
     return tuple(values)
 
 
+#: an equation of two plain bags, ``{k}A.{k}B>>{k}C``, with no other ``>`` (neither JSON nor a coefficient list)
+_PLAIN_SIDE = _PLAIN_BAG.pattern.replace("`]", "`>]")
+_PLAIN_EQUATION = re.compile(_PLAIN_SIDE + ">>" + _PLAIN_SIDE)
+
+
 def parse_balance_answer(text: str) -> BalanceAnswer:
     """Read a balance answer: a coefficient list, a JSON list/object, or a balanced equation."""
     text = clean_answer(text)
     if not text:
         raise AnswerError(Reason.UNPARSABLE, "empty answer")
+    if _PLAIN_EQUATION.fullmatch(text) is not None:
+        left, right = text.split(">>")
+        left_terms, right_terms = _plain_terms(left), _plain_terms(right)
+        if left_terms is not None and right_terms is not None:
+            return BalanceAnswer("equation", left=tuple(left_terms), right=tuple(right_terms))
     value = _try_json(text)
     if isinstance(value, JsonObject):
         return BalanceAnswer("json", terms=tuple(json_terms(value)))

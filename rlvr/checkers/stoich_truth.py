@@ -195,9 +195,16 @@ def _bag_truth(encoding: StrictEncoding, bag: Counter, formulas: dict[str, Formu
     return BagTruth(encoding, bag, formulas, reference, reference_total, written, (exact_bag, metrics, delta))
 
 
+_STR_INT = frozenset((str, int))
+
+
 def _mapping_key(value: Any) -> tuple | None:
-    """``{str: int}`` record field as a hashable key (None: another shape, not cached)."""
-    if type(value) is not dict or not value or set(map(type, value)) != {str} or set(map(type, value.values())) != {int}:
+    """``{str: int}`` record field as a hashable key (None: another shape, not cached).
+
+    Keys and values are checked together (their types must be exactly ``str`` and ``int``): a
+    key equal to a cached ``{str: int}`` key then has ``str`` keys and ``int`` values too.
+    """
+    if type(value) is not dict or not value or {*map(type, value), *map(type, value.values())} != _STR_INT:
         return None
     return tuple(value.items())
 
@@ -211,7 +218,7 @@ def _list_key(value: Any, item: type) -> tuple | None:
 
 def _cache_key(task: Task, *parts: Any) -> tuple | None:
     """The key under which a task's parsed truth is cached: id, ``meta["encoding"]`` and the fields read."""
-    if any(p is None for p in parts):
+    if None in parts:
         return None
     encoding = task.meta.get("encoding")
     if encoding is not None and type(encoding) is not str:

@@ -154,11 +154,13 @@ def _parse_group(body: str, original: str) -> Counter:
     return stack[0]
 
 
-def _parse_plain(text: str) -> Formula | None:
-    """The formula of plain text such as ``C2H6O`` (known elements, counts 1 to the cap), else None.
+def plain_formula(text: str, charge: int = 0) -> Formula | None:
+    """The formula of plain text such as ``C2H6O`` with ``charge``, else None.
 
-    Gives exactly what the general parser gives on such text; anything else (groups, charges,
-    hydrates, spaces, unknown symbols, zero or huge counts) is left to the general parser.
+    Plain text is element symbols each followed by an optional count (known elements, counts 1
+    to the cap): what :func:`parse_formula` reads as ``Formula(counts, charge)`` when ``charge`` is
+    written after it. Anything else (groups, charges, hydrates, spaces, unknown symbols, zero or
+    huge counts) gives None.
     """
     if _PLAIN.fullmatch(text) is None:
         return None
@@ -173,7 +175,7 @@ def _parse_plain(text: str) -> Formula | None:
         else:
             n = 1
         counts[el] = counts.get(el, 0) + n
-    return Formula(tuple(sorted(counts.items())), 0)
+    return Formula(tuple(sorted(counts.items())), charge)
 
 
 @lru_cache(maxsize=65536)
@@ -187,7 +189,7 @@ def parse_formula(text: str) -> Formula:
         raise FormulaError("empty formula")
     if len(text) > _MAX_FORMULA_CHARS:
         raise FormulaError("formula too long")
-    plain = _parse_plain(text)
+    plain = plain_formula(text)
     if plain is not None:
         return plain
     body, charge = _split_charge(text)

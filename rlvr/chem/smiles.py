@@ -2,17 +2,20 @@
 hydrogens and formal charge included), canonical identity and comparison."""
 from __future__ import annotations
 
+import re
 from collections import Counter
 from functools import lru_cache
 
 from rdkit import Chem, RDLogger
 from rdkit.Chem.rdMolDescriptors import CalcMolFormula
 
-from rlvr.chem.formula import Formula, FormulaError, parse_formula
+from rlvr.chem.formula import Formula, FormulaError, parse_formula, plain_formula
 
 RDLogger.DisableLog("rdApp.*")
 
 MAX_SMILES_CHARS = 1_000
+#: what ``CalcMolFormula`` writes: element symbols with counts, then an optional net charge
+_CALC_FORMULA = re.compile(r"((?:[A-Z][a-z]?\d*)+)(?:([+-])(\d*))?")
 
 
 class SmilesError(ValueError):
@@ -54,6 +57,13 @@ def mol_formula(mol: Chem.Mol) -> Formula:
     by atom (the same counts: each atom's element plus its hydrogens).
     """
     text = CalcMolFormula(mol, False, False)  # separateIsotopes=False, abbreviateHIsotopes=False
+    m = _CALC_FORMULA.fullmatch(text)
+    if m is not None:  # Hill-order symbols and counts, then the net charge: +, -, +2, -3
+        sign, magnitude = m.group(2), m.group(3)
+        charge = 0 if not sign else (int(magnitude) if magnitude else 1) * (1 if sign == "+" else -1)
+        formula = plain_formula(m.group(1), charge)
+        if formula is not None:
+            return formula
     if "*" not in text:
         try:
             return parse_formula(text)
