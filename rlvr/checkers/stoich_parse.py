@@ -107,8 +107,8 @@ FormulaKey = tuple
 
 
 @lru_cache(maxsize=16384)
-def formula_identity(text: str) -> tuple[FormulaKey, Formula] | None:
-    """``(key, composition)`` of a species in the formula encoding, or None when it does not parse.
+def formula_parts(text: str) -> tuple[SpeciesPart, ...] | None:
+    """:func:`species_parts` in the formula encoding keyed by composition, or None when ``text`` does not parse.
 
     The key is the composition as a plain tuple ``(counts, charge)``: two species have the same
     key exactly when their Hill formulas (their canonical keys, :func:`species_identity`) are
@@ -120,20 +120,13 @@ def formula_identity(text: str) -> tuple[FormulaKey, Formula] | None:
         formula = parse_formula(text)
     except (ValueError, RuntimeError):
         return None
-    return (formula.counts, formula.charge), formula
+    return (SpeciesPart((formula.counts, formula.charge), formula, 1),)
 
 
 def formula_key(text: str) -> FormulaKey | None:
-    """The key of :func:`formula_identity` (None when ``text`` does not parse)."""
-    ident = formula_identity(text)
-    return None if ident is None else ident[0]
-
-
-@lru_cache(maxsize=16384)
-def formula_parts(text: str) -> tuple[SpeciesPart, ...] | None:
-    """:func:`species_parts` in the formula encoding, keyed by :func:`formula_identity`."""
-    ident = formula_identity(text)
-    return None if ident is None else (SpeciesPart(ident[0], ident[1], 1),)
+    """The key of :func:`formula_parts` (None when ``text`` does not parse)."""
+    parts = formula_parts(text)
+    return None if parts is None else parts[0].key
 
 
 @lru_cache(maxsize=16384)

@@ -18,7 +18,6 @@ Each truth comes in two builds that give the same verdicts:
 """
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -107,14 +106,14 @@ class _WrittenKeys:
 
 
 def _species_bag(task: _Record | Task, where: str, raw: Any, encoding: StrictEncoding,
-                 keys: _WrittenKeys | None = None) -> tuple[Counter, dict[str, Formula]]:
+                 keys: _WrittenKeys | None = None) -> tuple[dict[Any, int], dict[Any, Formula]]:
     """A ``{species: coefficient}`` record field as a canonical bag (fragments split) plus compositions.
 
     With ``keys``, species are keyed as written instead (see :class:`_WrittenKeys`).
     """
     if not isinstance(raw, Mapping) or not raw:
         raise TaskFormatError(f"task {task.id!r}: {where} must be a non-empty {{species: coefficient}} dict")
-    bag: Counter = Counter()
+    bag: dict[Any, int] = {}
     formulas: dict[str, Formula] = {}
     for species, k in raw.items():
         k = _int_coefficient(task, f"{where}[{species!r}]", k) if type(k) is not int or not 1 <= k <= MAX_COEFFICIENT else k
@@ -125,7 +124,7 @@ def _species_bag(task: _Record | Task, where: str, raw: Any, encoding: StrictEnc
         if parts is None:
             raise TaskFormatError(f"task {task.id!r}: {where} species {species!r} is not a valid {encoding}")
         for part in parts:
-            bag[part.key] += k * part.count
+            bag[part.key] = bag.get(part.key, 0) + k * part.count
             formulas[part.key] = part.formula
     return bag, formulas
 
@@ -137,7 +136,7 @@ def pairs_of(bag: Mapping[str, int], formulas: Mapping[str, Formula]) -> list[tu
 @dataclass(frozen=True)
 class BagTruth:
     encoding: StrictEncoding
-    bag: Counter
+    bag: dict[Any, int]  # canonical (or written) key -> coefficient
     formulas: dict[str, Formula]
     reference: tuple[tuple[Formula, int], ...]  # what the predicted bag must conserve
     #: element (and ``"charge"``) totals of ``reference``
@@ -179,13 +178,13 @@ def _totals(pairs: Iterable[tuple[Formula, int]]) -> dict[str, int]:
     return total
 
 
-def _bag_truth(encoding: StrictEncoding, bag: Counter, formulas: dict[str, Formula],
+def _bag_truth(encoding: StrictEncoding, bag: dict[Any, int], formulas: dict[Any, Formula],
                reference: tuple[tuple[Formula, int], ...], keys: _WrittenKeys | None = None) -> BagTruth:
     reference_total = _totals(reference)
     if keys is None:
         return BagTruth(encoding, bag, formulas, reference, reference_total)
     written = keys.written()
-    exact_bag = dict(bag)
+    exact_bag = bag
     delta = bag_delta(exact_bag, formulas, reference_total)
     # what _score_bag's metrics are on the exact answer (bag_metrics of a bag with itself, valid)
     tp = sum(exact_bag.values())
