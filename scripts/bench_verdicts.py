@@ -6,8 +6,8 @@ temporary file, so the measuring process has seen none of their species or molec
 verdict of a molecular task is on a molecule new to the process (the numbers include whatever
 parsing or feature computation a first verdict needs: ``first``). Each task is then verified a
 second time with another completion giving the same answer (``again``: reasoning before the
-answer block, terms in another order; the next sample of a group on the same prompt, once the
-task's species are known to the process). Times are the thread's CPU time (``time.thread_time_ns``,
+answer block, terms in another order, built before the timed call; the next sample of a group
+on the same prompt, once the task's species are known to the process). Times are the thread's CPU time (``time.thread_time_ns``,
 which other processes on the machine do not inflate), with the wall-clock time of the first
 verdict alongside. Tasks are :class:`rlvr.Task` objects (what the trainer
 adapters pass); the default verdict deadline applies.
@@ -19,6 +19,7 @@ verdict is about), the floor of any verifier that parses what it checks.
     taskset -c 0 python scripts/bench_verdicts.py            # 300 tasks per family, 3 repeats
     taskset -c 0 python scripts/bench_verdicts.py --quick    # 60 tasks, 1 repeat
     python scripts/bench_verdicts.py --json out.json
+    taskset -c 0 python scripts/bench_verdicts.py --only stoich   # the cases whose label contains "stoich"
 """
 from __future__ import annotations
 
@@ -49,12 +50,17 @@ CASES: tuple[tuple[str, dict[str, Any], str], ...] = (
 )
 
 
-def generate(path: str, n: int, repeats: int) -> None:
+def selected(only: str | None) -> tuple[tuple[str, dict[str, Any], str], ...]:
+    """The cases whose label contains ``only`` (all of them when None)."""
+    return tuple(case for case in CASES if only is None or only in case[2])
+
+
+def generate(path: str, n: int, repeats: int, only: str | None = None) -> None:
     """Write ``{"case", "repeat", "task", "completion"}`` lines: ``n`` fresh tasks per case and repeat."""
     import rlvr
 
     with open(path, "w", encoding="utf-8") as fh:
-        for family, options, label in CASES:
+        for family, options, label in selected(only):
             for r in range(repeats):
                 tasks = rlvr.sample(family, n=n, split="train", seed=r, start=10_000 + r * n, **options)
                 for task in tasks:
@@ -86,7 +92,7 @@ def _variant(completion: str) -> str:
     return f"<think>Checking the atoms once more.</think>\nSo the answer is:\n<answer>{body}</answer>"
 
 
-def measure(path: str) -> dict[str, dict[str, Any]]:
+def measure(path: str, only: str | None = None) -> dict[str, dict[str, Any]]:
     """Per case: the median verdict time and RDKit parse floor (µs) of each repeat, and the reward check."""
     from rdkit import Chem
 
@@ -99,12 +105,15 @@ def measure(path: str) -> dict[str, dict[str, Any]]:
             rec = json.loads(line)
             records.setdefault(rec["case"], {}).setdefault(rec["repeat"], []).append(
                 (Task.from_dict(rec["task"]), rec["completion"]))
-    rlvr.verify(*records[CASES[0][2]][0][0])  # import the families and start the deadline watchdog
-    for _family, _options, label in CASES:  # import every family provider before timing
+    cases = [case for case in selected(only) if case[2] in records]
+    if not cases:
+        raise SystemExit(f"bench_verdicts: no tasks for the selected cases in {path}")
+    rlvr.verify(*records[cases[0][2]][0][0])  # import the families and start the deadline watchdog
+    for _family, _options, label in cases:  # import every family provider before timing
         rlvr.api.get_family(records[label][0][0][0].family)
     clock, wall = time.thread_time_ns, time.perf_counter_ns
     out: dict[str, dict[str, Any]] = {}
-    for _family, _options, label in CASES:
+    for _family, _options, label in cases:
         verdict_medians, warm_medians, wall_medians, parse_medians, wrong = [], [], [], [], 0
         for repeat in sorted(records[label]):
             pairs = records[label][repeat]
@@ -151,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="60 tasks, 1 repeat")
     parser.add_argument("--tasks", help="reuse (or keep) the generated tasks in this JSONL file")
     parser.add_argument("--json", help="also write the results to this file")
+    parser.add_argument("--only", help="only the cases whose label contains this text (e.g. stoich, smiles)")
     parser.add_argument("--generate-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.quick:
@@ -158,15 +168,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.n < 1 or args.repeats < 1:
         print("bench_verdicts: --n and --repeats must be positive", file=sys.stderr)
         return 2
+    if args.only is not None and not selected(args.only):
+        print(f"bench_verdicts: no case label contains {args.only!r}", file=sys.stderr)
+        return 2
     if args.generate_only:
-        generate(args.tasks, args.n, args.repeats)
+        generate(args.tasks, args.n, args.repeats, args.only)
         return 0
     path = args.tasks or os.path.join(tempfile.mkdtemp(prefix="rlvr-bench-"), "tasks.jsonl")
     if not (args.tasks and os.path.exists(args.tasks)):
         # a separate process, so the measuring one has seen none of the molecules
+        only = ["--only", args.only] if args.only is not None else []
         subprocess.run([sys.executable, __file__, "--generate-only", "--tasks", path, "--n", str(args.n),
-                        "--repeats", str(args.repeats)], check=True)
-    results = measure(path)
+                        "--repeats", str(args.repeats), *only], check=True)
+    results = measure(path, args.only)
     width = max(len(label) for label in results)
     print("median CPU µs per verdict (thread time; wall-clock for the first verdict alongside)")
     print(f"{'family/encoding':<{width}}  {'n':>5}  {'first':>8}  {'again':>8}  {'first wall':>10}  "
