@@ -26,16 +26,14 @@ from math import gcd
 from typing import Any, Callable, Mapping
 
 from rlvr.answer import answer_text
-from rlvr.chem.formula import Formula
-from rlvr.chem.notation import format_bag, format_equation
 from rlvr.checkers.metrics import bag_metrics, balance_rates
 from rlvr.checkers.stoich_parse import (
     AnswerError,
     BalanceAnswer,
     formula_key,
     formula_parts,
-    parse_balance_answer,
     parse_bag_answer,
+    parse_balance_answer,
     species_identity,
     species_parts,
 )
@@ -53,6 +51,8 @@ from rlvr.checkers.stoich_truth import (
     written_byproduct_truth,
     written_products_truth,
 )
+from rlvr.chem.formula import Formula
+from rlvr.chem.notation import format_bag, format_equation
 from rlvr.reasons import Reason
 from rlvr.task import Task, Verdict
 

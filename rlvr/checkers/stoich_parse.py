@@ -15,9 +15,20 @@ from functools import lru_cache
 from typing import Any, Mapping, NamedTuple
 
 from rlvr.chem.formula import Formula, parse_formula
-from rlvr.chem.notation import MAX_COEFFICIENT, MAX_TERMS, NotationError, parse_bag, parse_equation
+from rlvr.chem.notation import (
+    MAX_COEFFICIENT,
+    MAX_TERMS,
+    NotationError,
+    parse_bag,
+    parse_equation,
+)
 from rlvr.chem.smiles import smiles_formula
-from rlvr.chem.species import SpeciesError, StrictEncoding, canonical_species, species_formula
+from rlvr.chem.species import (
+    SpeciesError,
+    StrictEncoding,
+    canonical_species,
+    species_formula,
+)
 from rlvr.reasons import Reason
 
 #: Arrows that make an answer an equation (same set as :func:`rlvr.chem.notation.parse_equation`).

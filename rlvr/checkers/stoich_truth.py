@@ -24,12 +24,18 @@ from functools import lru_cache
 from math import gcd, isfinite
 from typing import Any
 
+from rlvr.checkers.metrics import balance_rates
+from rlvr.checkers.stoich_parse import (
+    SpeciesPart,
+    formula_parts,
+    smiles_written_parts,
+    species_identity,
+    species_parts,
+)
 from rlvr.chem.balance import conservation_delta
 from rlvr.chem.formula import Formula
 from rlvr.chem.notation import MAX_COEFFICIENT
-from rlvr.checkers.metrics import balance_rates
 from rlvr.chem.species import ENCODINGS, StrictEncoding, looks_like_smiles
-from rlvr.checkers.stoich_parse import SpeciesPart, formula_parts, smiles_written_parts, species_identity, species_parts
 from rlvr.task import Task, TaskFormatError
 
 

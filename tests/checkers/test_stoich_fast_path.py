@@ -15,9 +15,18 @@ import pytest
 from rdkit import Chem
 
 import rlvr
+from rlvr.checkers.stoich import (
+    check_balance,
+    check_byproduct,
+    check_canonical,
+    check_products,
+)
+from rlvr.checkers.stoich_truth import (
+    written_balance_truth,
+    written_byproduct_truth,
+    written_products_truth,
+)
 from rlvr.chem.smiles import canonical_smiles
-from rlvr.checkers.stoich import check_balance, check_byproduct, check_canonical, check_products
-from rlvr.checkers.stoich_truth import written_balance_truth, written_byproduct_truth, written_products_truth
 from rlvr.task import Task, TaskFormatError
 
 N_TASKS = 12  # per family and encoding
