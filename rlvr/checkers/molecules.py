@@ -31,19 +31,26 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 from rdkit import Chem
 from rdkit.Chem import rdMolDescriptors
 
+from rlvr.checkers.molecules_parse import answer_pairs, resolve_keys
 from rlvr.chem.constraints import Constraint
 from rlvr.chem.formula import same_formula
-from rlvr.chem.molecules.features import FeatureError, is_feature_key, molecule_features, molecule_features_for
+from rlvr.chem.molecules.counts import count_values
+from rlvr.chem.molecules.features import (
+    FeatureError,
+    is_feature_key,
+    molecule_features,
+    molecule_features_for,
+)
 from rlvr.chem.molecules.keys import SMILES_KEY
 from rlvr.chem.molecules.specs import KEY_TO_SPEC
-from rlvr.chem.smiles import SmilesError, mol_formula, parse_smiles, same_smiles
-from rlvr.checkers.molecules_parse import answer_pairs, resolve_keys
+from rlvr.chem.smiles import SmilesError, parse_smiles, same_smiles
 from rlvr.reasons import Reason
 from rlvr.task import Task, TaskFormatError, Verdict
 
@@ -166,9 +173,7 @@ def check_answer(task: Task, completion: Any, **options: Any) -> Verdict:
                             "status": Reason.DUPLICATE_KEY}
         else:
             valid, ok, status = check_value(key, values[0], truth[key])
-            if status == Reason.OK and not ok:
-                status = Reason.WRONG_VALUE
-            elif status == "duplicate_indices":
+            if status == Reason.OK and not ok or status == "duplicate_indices":
                 status = Reason.WRONG_VALUE
             results[key] = {"correct": bool(ok), "valid_type": valid, "status": status}
         statuses.add(results[key]["status"])
@@ -190,6 +195,9 @@ check_index = check_answer
 # --------------------------------------------------------------------------- generation
 
 
+_DUMMY_ATOM = Chem.MolFromSmarts("[#0]")
+
+
 def _checked(text: str) -> tuple[Chem.Mol | None, Reason]:
     """:func:`validate_generated` on stripped text; the molecule is the shared parse of :func:`parse_smiles`."""
     if not text:
@@ -200,11 +208,11 @@ def _checked(text: str) -> tuple[Chem.Mol | None, Reason]:
         mol = parse_smiles(text)  # RDKit's parse, cached: the feature solvers reuse it
     except SmilesError:  # not a SMILES, or no atoms
         return None, Reason.INVALID_SMILES
-    if any(a.GetAtomicNum() == 0 for a in mol.GetAtoms()):
+    if mol.HasSubstructMatch(_DUMMY_ATOM):
         return None, Reason.INVALID_SMILES
     if mol.GetNumHeavyAtoms() > MAX_GEN_HEAVY_ATOMS or rdMolDescriptors.CalcNumRings(mol) > MAX_GEN_RINGS:
         return None, Reason.TOO_LONG
-    if len(Chem.GetMolFrags(mol)) != 1:
+    if "." in text and len(Chem.GetMolFrags(mol)) != 1:  # a SMILES without a dot is one connected molecule
         return None, Reason.MULTIPLE_FRAGMENTS
     return mol, Reason.OK
 
@@ -224,44 +232,17 @@ def _generated_status(text: str) -> Reason:
     return _checked(text)[1]
 
 
-#: count keys that depend only on which atoms a molecule has, not on its bonds or atom order
-_HALOGENS = frozenset({9, 17, 35, 53, 85})
-COMPOSITION_KEYS = frozenset({
-    "carbon_atom_count", "hetero_atom_count", "halogen_atom_count", "heavy_atom_count", "hydrogen_atom_count",
-    "molecular_formula_count",
-})
-
-
-def composition_values(mol: Chem.Mol, keys: tuple[str, ...]) -> dict[str, Any]:
-    """The :data:`COMPOSITION_KEYS` among ``keys``, read off a parsed molecule without the feature
-    solvers (the values ``molecule_features`` gives: atom counts do not depend on the atom order)."""
-    z = [a.GetAtomicNum() for a in mol.GetAtoms()]
-    out: dict[str, Any] = {}
-    for key in keys:
-        if key == "carbon_atom_count":
-            out[key] = sum(1 for x in z if x == 6)
-        elif key == "hetero_atom_count":
-            out[key] = sum(1 for x in z if x not in (1, 6))
-        elif key == "halogen_atom_count":
-            out[key] = sum(1 for x in z if x in _HALOGENS)
-        elif key == "heavy_atom_count":
-            out[key] = sum(1 for x in z if x != 1)
-        elif key == "hydrogen_atom_count":
-            out[key] = mol_formula(mol).as_dict().get("H", 0)
-        elif key == "molecular_formula_count":
-            out[key] = mol_formula(mol).hill()
-    return out
-
-
 @lru_cache(maxsize=4096)
 def _features_of(smiles: str, keys: tuple[str, ...], convention: str = "rlvr") -> tuple[dict[str, Any] | None, str]:
     """The values of the known ``keys`` for a generated molecule (unknown keys are left out)."""
     known = [k for k in keys if k in KEY_TO_SPEC or (convention != "rlvr" and is_feature_key(k, convention))]
     try:
-        if convention == "rlvr" and known and COMPOSITION_KEYS.issuperset(known):  # no solver needed
-            return composition_values(parse_smiles(smiles), tuple(known)), "ok"
-        if convention == "rlvr":  # only the solver groups the constraints need
-            return molecule_features_for(smiles, known), "ok"
+        if convention == "rlvr":  # counts key by key, the rest from only the solver groups they need
+            values = count_values(parse_smiles(smiles), known, smiles=smiles)
+            rest = [k for k in known if k not in values]
+            if rest:
+                values.update(molecule_features_for(smiles, rest))
+            return values, "ok"
         return molecule_features(smiles, known, convention=convention), "ok"
     except (FeatureError, ValueError) as exc:
         return None, f"feature_error: {exc}"[:200]
