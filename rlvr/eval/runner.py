@@ -5,6 +5,7 @@ import dataclasses
 import importlib.metadata
 import json
 import logging
+import math
 import os
 import platform
 import shutil
@@ -171,8 +172,10 @@ def run_eval(
 
     Completed tasks are appended to the verdict log after every batch; a rerun with the same
     generation settings reuses them and generates only what is missing (the backend is not even
-    built when nothing is). ``backend`` overrides the one ``config`` names. ``on_batch(done, total)``
-    is called after each batch.
+    built when nothing is). ``backend`` overrides the one ``config`` names. Before generating, the
+    number of completions is logged with the backend's upper bound on the time
+    (:meth:`~rlvr.eval.backends.base.Backend.estimate_seconds`) when it gives one.
+    ``on_batch(done, total)`` is called after each batch.
 
     Under ``torchrun`` / ``accelerate launch`` (or with ``rank``/``world_size``), each rank generates
     every ``world_size``-th task into its own ``verdicts.rank<R>.jsonl``; rank 0 then waits (at most
@@ -216,17 +219,16 @@ def run_eval(
     backend_info: dict[str, Any] = {"backend": config.backend}
     gen_seconds = verify_seconds = 0.0
     n_generated = 0
+    estimate: float | None = None
     if pending:
-        log.info("generating %d completions (%d tasks x %d sample%s) with %s, up to %d new tokens each, in batches "
-                 "of %d; the time left is estimated after the first batch", len(pending) * config.samples,
-                 len(pending), config.samples, "s" if config.samples > 1 else "", _backend_label(config),
-                 config.max_new_tokens, config.batch_size)
+        pending.sort(key=lambda t: -sum(len(m.get("content", "")) for m in t.prompt))  # less padding per batch
         if backend is None:
             backend = make_backend(config)
             own_backend = True
         backend_info = backend.describe()
-        pending.sort(key=lambda t: -sum(len(m.get("content", "")) for m in t.prompt))  # less padding per batch
         try:
+            estimate = _estimate(backend, pending, config)
+            log.info("%s", _plan_message(config, len(pending), estimate))
             gen_seconds, verify_seconds, n_generated = _generate_pending(
                 config, backend, pending, verdict_path, done, on_batch
             )
@@ -272,6 +274,7 @@ def run_eval(
             "verify_seconds_this_run": round(verify_seconds, 3),
             "generation_seconds_total": round(cumulative_gen, 3),
             "completions_generated_this_run": n_generated,
+            "generation_estimate_seconds_this_run": round(estimate, 3) if estimate is not None else None,
             "tasks_resumed": n_resumed,
             "tokens_generated_total": sum(tokens) if tokens else None,
             "mean_tokens_per_completion": round(sum(tokens) / len(tokens), 1) if tokens else None,
@@ -360,6 +363,26 @@ def _generate_pending(
             if on_batch is not None:
                 on_batch(min(start + len(batch), total), total)
     return gen_total, verify_total, n_generated
+
+
+def _estimate(backend: Backend, pending: Sequence[Task], config: EvalConfig) -> float | None:
+    """The backend's upper bound on the generation time, or None (unknown, or its calibration failed)."""
+    try:
+        seconds = backend.estimate_seconds(pending, config.samples, config.batch_size)
+    except Exception as exc:  # noqa: BLE001 - an estimate must never stop an evaluation
+        log.warning("could not estimate the generation time (%s: %s)", type(exc).__name__, exc)
+        return None
+    return float(seconds) if seconds is not None and math.isfinite(seconds) and seconds >= 0 else None
+
+
+def _plan_message(config: EvalConfig, n_tasks: int, estimate: float | None) -> str:
+    """``generating N completions (...) with MODEL, ...`` and when it should be done."""
+    samples = config.samples
+    plan = (f"generating {n_tasks * samples} completions ({n_tasks} tasks x {samples} sample{'s' if samples > 1 else ''}) "
+            f"with {_backend_label(config)}, up to {config.max_new_tokens} new tokens each, in batches of {config.batch_size}")
+    if estimate is None:
+        return plan + "; the time left is estimated after the first batch"
+    return plan + f": at most about {_duration(estimate)} (calibrated on the first batch, every completion counted at the token limit)"
 
 
 def _backend_label(config: EvalConfig) -> str:

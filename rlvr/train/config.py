@@ -24,6 +24,8 @@ from rlvr.train.checkpointing import checkpointing_argv
 ALGORITHMS = ("grpo", "rloo")
 #: default reward functions (names in :mod:`rlvr.rewards`, or dotted import paths)
 DEFAULT_REWARD_FUNCS = ["chem_reward", "format_reward"]
+#: console output of a run: compact (progress bar, a line every few steps) or full (TRL's whole metrics dicts)
+CONSOLE_MODES = ("compact", "full")
 #: the quickstart's eval splits when a recipe names none (in / cross / out of the products families)
 DEFAULT_EVAL_SPLITS = ("test_in", "test_cross", "test_out")
 
@@ -113,6 +115,15 @@ class TaskArguments:
         default=0.0, metadata={"help": "stop training after this many minutes (0: no limit; max_steps still applies)"}
     )
     save_final_model: bool = field(default=True, metadata={"help": "save the final adapter/model to output_dir"})
+    console: str = field(
+        default="compact",
+        metadata={
+            "help": "console output: compact (a progress bar, the measured step time, one line every few steps and "
+            "per evaluation) or full (TRL's whole metrics dict every logging step); either way every metric goes to "
+            "<output_dir>/metrics.jsonl and to TensorBoard when report_to has it",
+            "choices": list(CONSOLE_MODES),
+        },
+    )
 
     def __post_init__(self) -> None:
         self.algorithm = str(self.algorithm).lower()
@@ -143,6 +154,9 @@ class TaskArguments:
                     raise ValueError(f"prompt_style {self.prompt_style!r} is not a style of {m.family} (styles: {list(styles)})")
         if self.train_size < 0 or self.eval_size < 0:
             raise ValueError("train_size and eval_size must be >= 0")
+        self.console = str(self.console).lower()
+        if self.console not in CONSOLE_MODES:
+            raise ValueError(f"console must be one of {CONSOLE_MODES}, got {self.console!r}")
 
     def prompt_options(self) -> dict[str, Any]:
         """The recipe's prompt options (system prompt, style, few-shot), as family config options.

@@ -9,18 +9,20 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
-from rlvr.train.config import parse_recipe
+from rlvr.train.config import TaskArguments, parse_recipe
 from rlvr.train.runner import train
 
 USAGE = """usage: rlvr train --config RECIPE.yaml [--KEY VALUE ...]
 
 Train with TRL GRPO or RLOO on rlvr task families. A recipe is a YAML file of TaskArguments
-(rlvr: algorithm, families, task_options, eval_splits, reward_funcs, curriculum, ...), GRPOConfig or
-RLOOConfig (TRL/transformers training options) and ModelConfig (model_name_or_path, use_peft,
-lora_*) fields; any field can be overridden on the command line. RECIPE may also be a recipe
-name (e.g. quickstart, grpo/stoich_t1_formula) looked up in ./recipes.
+(rlvr: algorithm, families, task_options, eval_splits, reward_funcs, curriculum, console, ...),
+GRPOConfig or RLOOConfig (TRL/transformers training options) and ModelConfig (model_name_or_path,
+use_peft, lora_*) fields; any field can be overridden on the command line. The console shows a
+progress bar and one line every few steps (--console full: TRL's whole metrics dict every step);
+every metric goes to OUTPUT_DIR/metrics.jsonl (and TensorBoard with report_to: tensorboard).
+RECIPE may also be a recipe name (e.g. quickstart, grpo/stoich_t1_formula) looked up in ./recipes.
 
 Multi-process: accelerate launch --config_file recipes/accelerate/ddp.yaml -m rlvr.train --config ...
 Full option list: rlvr train --config RECIPE.yaml --help
@@ -68,13 +70,21 @@ def prepare_argv(argv: Sequence[str] | None, usage: str) -> list[str] | None:
     return args
 
 
+def run_callbacks(task_args: TaskArguments, training_args: Any) -> list[Any]:
+    """The console and metrics-log callbacks of the recipe's ``console`` mode (see :func:`rlvr.train.progress.console_callbacks`)."""
+    from rlvr.train.progress import console_callbacks  # imports transformers
+
+    return console_callbacks(task_args.console, training_args.output_dir, int(training_args.max_steps),
+                             float(training_args.logging_steps))
+
+
 def main(argv: Sequence[str] | None = None, prog: str = "rlvr train") -> int:
     """Parse a recipe (+ overrides), train, print a one-line JSON summary on the main process."""
     args = prepare_argv(argv, USAGE)
     if args is None:
         return 0
     task_args, training_args, model_args = parse_recipe(args, prog=prog)
-    result = train(task_args, training_args, model_args)
+    result = train(task_args, training_args, model_args, callbacks=run_callbacks(task_args, training_args))
     if int(os.environ.get("RANK", "0") or 0) == 0:
         summary = {k: result.to_dict()[k] for k in ("output_dir", "algorithm", "global_step", "world_size", "seconds", "seconds_per_step")}
         summary["train_reward"] = result.last_train_log.get("reward")

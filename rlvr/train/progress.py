@@ -3,12 +3,14 @@
 TRL's default console output prints every step's whole metrics dict (dozens of keys). A run that
 passes :class:`CompactProgress` gets instead a progress bar whose total is the real number of steps,
 the measured step time and expected total after the first steps, and one line every ``every``
-steps (step, reward, exact match, format, seconds per step). :class:`JsonlMetricsLog` writes every
-log record once to ``<output_dir>/metrics.jsonl``; TensorBoard (``report_to``) gets them as usual.
+steps (step, reward, exact match, format, seconds per step), plus one line per evaluation.
+:class:`JsonlMetricsLog` writes every log record once to ``<output_dir>/metrics.jsonl``; TensorBoard
+(``report_to``) gets them as usual. :func:`console_callbacks` picks them for a run's ``console`` mode.
 """
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -16,14 +18,18 @@ from typing import Any, Callable
 from tqdm.auto import tqdm
 from transformers import TrainerCallback
 
+from rlvr.train.config import CONSOLE_MODES
+
 #: log keys shown on the compact line: label -> candidate keys (first present wins)
 COMPACT_KEYS: dict[str, tuple[str, ...]] = {
     "reward": ("reward",),
-    "exact": ("rewards/exact_reward/mean", "rewards/exact_reward"),
+    "exact": ("rewards/exact_reward/mean", "rewards/exact_reward", "chem_reward/acc"),
     "format": ("rewards/format_reward/mean", "rewards/format_reward"),
 }
 #: the compact line of a supervised (SFT) run
 SFT_KEYS: dict[str, tuple[str, ...]] = {"loss": ("loss",), "token accuracy": ("mean_token_accuracy",)}
+#: where :func:`console_callbacks` logs every metric, in the run's output_dir
+METRICS_FILE = "metrics.jsonl"
 
 
 def compact_line(step: int, total: int, logs: dict[str, Any], seconds_per_step: float | None,
@@ -40,8 +46,44 @@ def compact_line(step: int, total: int, logs: dict[str, Any], seconds_per_step: 
     return "  ".join(parts)
 
 
+def eval_line(step: int, total: int, logs: dict[str, Any]) -> str | None:
+    """``eval step 50/200  test_in reward 0.412  test_out reward 0.100`` from an eval record (None: no eval reward)."""
+    parts = []
+    for key, value in logs.items():
+        if key.startswith("eval_") and key.endswith("reward") and "/" not in key and isinstance(value, (int, float)):
+            name = key[len("eval_"):-len("reward")].rstrip("_")
+            parts.append(f"{name + ' ' if name else ''}reward {float(value):.3f}")
+    return "  ".join([f"eval step {step}/{total}", *parts]) if parts else None
+
+
+def compact_every(max_steps: int, logging_steps: float) -> int:
+    """Steps between compact lines: about ten lines a run, on logged steps (multiples of ``logging_steps``,
+    which below 1 is a fraction of ``max_steps``, as in transformers)."""
+    if 0 < logging_steps < 1 and max_steps > 0:
+        logged = math.ceil(max_steps * logging_steps)
+    else:
+        logged = max(1, int(logging_steps or 1))
+    target = max_steps // 10 if max_steps > 0 else 10 * logged
+    return logged * max(1, round(target / logged))
+
+
+def console_callbacks(console: str, output_dir: str | Path, max_steps: int, logging_steps: float, *,
+                      keys: dict[str, tuple[str, ...]] = COMPACT_KEYS, desc: str = "training") -> list[TrainerCallback]:
+    """The callbacks of a run's ``console`` mode; both log every metric to ``<output_dir>/metrics.jsonl``.
+
+    ``compact``: :class:`CompactProgress` (about ten lines a run) replaces transformers' metrics
+    printing; ``full``: transformers/TRL print every metrics dict, as they do by default.
+    """
+    if console not in CONSOLE_MODES:
+        raise ValueError(f"console must be one of {CONSOLE_MODES}, got {console!r}")
+    callbacks: list[TrainerCallback] = [JsonlMetricsLog(Path(output_dir) / METRICS_FILE)]
+    if console == "compact":
+        callbacks.insert(0, CompactProgress(every=compact_every(int(max_steps), float(logging_steps)), keys=keys, desc=desc))
+    return callbacks
+
+
 class CompactProgress(TrainerCallback):
-    """A step-counting progress bar and a compact metrics line every ``every`` steps.
+    """A step-counting progress bar, a compact metrics line every ``every`` steps and one per evaluation.
 
     ``replaces_console`` tells :func:`rlvr.train.runner.build_trainer` to remove transformers'
     default progress and printer callbacks, which print every metrics dict.
@@ -87,20 +129,23 @@ class CompactProgress(TrainerCallback):
         if self._bar is not None:
             self._bar.update(int(state.global_step) - self._bar.n)
         done = int(state.global_step) - self._start_step
-        if state.is_world_process_zero and not self._eta_said and done >= self.eta_after:
+        remaining = max(0, int(state.max_steps) - int(state.global_step))
+        if state.is_world_process_zero and not self._eta_said and done >= self.eta_after and remaining:
             sps = self.seconds_per_step(int(state.global_step))
             if sps is not None:
-                remaining = max(0, int(state.max_steps) - int(state.global_step))
                 self._say(f"measured {sps:.1f} s/step over {done} steps: about {remaining * sps / 60:.1f} min "
                           f"for the remaining {remaining} of {int(state.max_steps)} steps")
                 self._eta_said = True
 
     def on_log(self, args, state, control, logs=None, **kwargs):
-        step = int(state.global_step)
-        if not state.is_world_process_zero or not logs or not any(k in logs for ks in self.keys.values() for k in ks):
+        step, total = int(state.global_step), int(state.max_steps)
+        if not state.is_world_process_zero or not logs:
             return
-        if step % self.every == 0 or step == int(state.max_steps):
-            self._say(compact_line(step, int(state.max_steps), logs, self.seconds_per_step(step), self.keys))
+        evaluated = eval_line(step, total, logs)
+        if evaluated is not None:
+            self._say(evaluated)
+        elif any(k in logs for ks in self.keys.values() for k in ks) and (step % self.every == 0 or step == total):
+            self._say(compact_line(step, total, logs, self.seconds_per_step(step), self.keys))
 
     def on_train_end(self, args, state, control, **kwargs):
         if self._bar is not None:
@@ -109,10 +154,23 @@ class CompactProgress(TrainerCallback):
 
 
 class JsonlMetricsLog(TrainerCallback):
-    """Appends every log record (step + metrics, each key once) to ``path`` as one JSON line."""
+    """Appends every log record (step + metrics, each key once) to ``path`` as one JSON line.
+
+    At the start of training, records of steps past the starting step (a fresh run: all; a resumed
+    run: those after its checkpoint, about to be redone) are dropped, so the file holds one history.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        if not state.is_world_process_zero or not self.path.is_file():
+            return
+        start = int(state.global_step)
+        lines = self.path.read_text(encoding="utf-8").splitlines()
+        kept = [line for line in lines if start and _record_step(line) <= start]
+        if len(kept) != len(lines):
+            self.path.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         if not state.is_world_process_zero or not logs:
@@ -121,3 +179,11 @@ class JsonlMetricsLog(TrainerCallback):
         record = {"step": int(state.global_step), **{k: v for k, v in logs.items() if isinstance(v, (int, float, str))}}
         with self.path.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(record, sort_keys=True) + "\n")
+
+
+def _record_step(line: str) -> int:
+    """The step of one metrics.jsonl line (an unreadable line counts as past every step)."""
+    try:
+        return int(json.loads(line)["step"])
+    except (ValueError, KeyError, TypeError):
+        return 1 << 62

@@ -210,7 +210,7 @@ def run_quickstart(
     max_steps: int | None = None,
     eval_size: int | None = None,
     max_new_tokens: int | None = None,
-    eval_batch_size: int = 32,
+    eval_batch_size: int = 64,  # greedy eval on 2 CPU cores: 64 rows took 0.84x the time of 32 (identical text)
     overrides: Sequence[str] = (),
     skip_before: bool = False,
 ) -> QuickstartResult:

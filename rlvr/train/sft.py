@@ -38,7 +38,7 @@ from rlvr.train.checkpointing import checkpointing_argv, checkpointing_kwargs, r
 from rlvr.train.config import (
     CPU_OVERRIDES, TaskArguments, _peek_algorithm, config_classes, has_accelerator, recipe_mapping,
 )
-from rlvr.train.entry import prepare_argv
+from rlvr.train.entry import prepare_argv, run_callbacks
 from rlvr.train.runner import train
 from rlvr.train.sft_data import SFTArguments, SFTDatasetStats, build_sft_dataset, sft_mixture, sft_rows, sft_seed
 
@@ -188,11 +188,16 @@ def run_sft(
     return result
 
 
+def sft_output_dir(sft_args: SFTArguments, training_args: Any) -> str:
+    """Where the cold start writes its adapter, merged model and logs (``sft_output_dir``, else ``<output_dir>/sft``)."""
+    return sft_args.sft_output_dir or str(Path(training_args.output_dir) / "sft")
+
+
 def cold_start(task_args: TaskArguments, sft_args: SFTArguments, training_args: Any, model_args: Any,
                *, callbacks: Sequence[Any] = ()) -> SFTResult:
     """Steps 1-3: SFT rows from the recipe's training split, LoRA SFT, merge (see the module docstring)."""
     base = resolve_model(model_args.model_name_or_path or "default")
-    out = sft_args.sft_output_dir or str(Path(training_args.output_dir) / "sft")
+    out = sft_output_dir(sft_args, training_args)
     dataset, stats = build_sft_dataset(
         sft_mixture(task_args, sft_args),
         sft_args.sft_train_size,
@@ -218,15 +223,27 @@ def cold_start(task_args: TaskArguments, sft_args: SFTArguments, training_args: 
     )
 
 
-def train_with_cold_start(task_args: TaskArguments, sft_args: SFTArguments, training_args: Any, model_args: Any) -> tuple[SFTResult | None, Any]:
-    """SFT cold start (unless ``sft_steps == 0``), then the recipe's RL from the merged model (unless ``sft_only``)."""
+def train_with_cold_start(task_args: TaskArguments, sft_args: SFTArguments, training_args: Any, model_args: Any, *,
+                          sft_callbacks: Sequence[Any] = (), callbacks: Sequence[Any] = ()) -> tuple[SFTResult | None, Any]:
+    """SFT cold start (unless ``sft_steps == 0``), then the recipe's RL from the merged model (unless ``sft_only``).
+
+    ``sft_callbacks`` go to the SFT trainer, ``callbacks`` to the RL trainer.
+    """
     sft_result = None
     if sft_args.sft_steps > 0:
-        sft_result = cold_start(task_args, sft_args, training_args, model_args)
+        sft_result = cold_start(task_args, sft_args, training_args, model_args, callbacks=sft_callbacks)
         model_args.model_name_or_path = sft_result.merged_dir
     if sft_args.sft_only:
         return sft_result, None
-    return sft_result, train(task_args, training_args, model_args)
+    return sft_result, train(task_args, training_args, model_args, callbacks=callbacks)
+
+
+def sft_console_callbacks(task_args: TaskArguments, sft_args: SFTArguments, training_args: Any) -> list[Any]:
+    """The cold start's console and metrics-log callbacks (the recipe's ``console`` mode; loss and token accuracy)."""
+    from rlvr.train.progress import SFT_KEYS, console_callbacks  # imports transformers
+
+    return console_callbacks(task_args.console, sft_output_dir(sft_args, training_args), int(sft_args.sft_steps),
+                             float(sft_args.sft_logging_steps), keys=SFT_KEYS, desc="sft")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -264,7 +281,11 @@ def main(argv: Sequence[str] | None = None, prog: str = "rlvr sft") -> int:
     if args is None:
         return 0
     task_args, sft_args, training_args, model_args = parse_sft_recipe(args, prog=prog)
-    sft_result, rl_result = train_with_cold_start(task_args, sft_args, training_args, model_args)
+    sft_result, rl_result = train_with_cold_start(
+        task_args, sft_args, training_args, model_args,
+        sft_callbacks=sft_console_callbacks(task_args, sft_args, training_args) if sft_args.sft_steps > 0 else (),
+        callbacks=run_callbacks(task_args, training_args),
+    )
     if int(os.environ.get("RANK", "0") or 0) == 0:
         summary: dict[str, Any] = {"output_dir": training_args.output_dir}
         if sft_result is not None:
@@ -283,5 +304,6 @@ if __name__ == "__main__":  # pragma: no cover - python -m rlvr.train.sft
 
 __all__ = [
     "SFTArguments", "SFTDatasetStats", "SFTResult", "build_sft_dataset", "cold_start", "lora_config", "main",
-    "make_parser", "make_sft_config", "merge_adapter", "parse_sft_recipe", "run_sft", "sft_rows", "train_with_cold_start",
+    "make_parser", "make_sft_config", "merge_adapter", "parse_sft_recipe", "run_sft", "sft_console_callbacks",
+    "sft_output_dir", "sft_rows", "train_with_cold_start",
 ]

@@ -44,6 +44,14 @@ class Backend(ABC):
     def _generate(self, tasks: list[Task], samples: int) -> list[list[Completion]]:
         ...
 
+    def estimate_seconds(self, tasks: Sequence[Task], samples: int, batch_size: int) -> float | None:
+        """An upper bound on the seconds :meth:`generate` needs for ``tasks`` in batches of ``batch_size``.
+
+        Called once before generation starts (``tasks`` in generation order); may run a short
+        calibration but must not change what :meth:`generate` returns. None: unknown.
+        """
+        return None
+
     def describe(self) -> dict[str, Any]:
         """What to record about the backend in results.json."""
         return {"backend": self.name}

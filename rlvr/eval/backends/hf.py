@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import logging
+import math
 import os
-from typing import Any
+import time
+from contextlib import contextmanager
+from typing import Any, Iterator, Sequence
 
 from rlvr.eval.backends.base import Backend, BackendUnavailable, Completion
 from rlvr.models import load_model_and_tokenizer, quiet_checkpointing_aliases, resolve_model
@@ -11,6 +14,11 @@ from rlvr.rng import stable_hash
 from rlvr.task import Task
 
 log = logging.getLogger(__name__)
+
+#: new tokens forced in the decoding-step calibration of :meth:`TransformersBackend.estimate_seconds`
+CALIBRATION_TOKENS = 5
+#: prompt tokens per row kept there (a full-length row's KV cache is added by ``_kv_factor``)
+CALIBRATION_PROMPT_TOKENS = 16
 
 
 def render_prompt(tokenizer: Any, messages: list[dict[str, str]], chat_template: bool = True) -> str:
@@ -112,23 +120,34 @@ class TransformersBackend(Backend):
             kwargs.update(do_sample=False)
         return GenerationConfig(**kwargs)
 
-    def _generate(self, tasks: list[Task], samples: int) -> list[list[Completion]]:
-        torch = self._torch
-        if samples > 1 and self.temperature == 0:
-            log.warning("%d samples with greedy decoding give identical rollouts; set a temperature", samples)
+    def _encode(self, tasks: Sequence[Task]) -> Any:
+        """The batch's prompts, rendered, tokenized and left-padded, on the model's device."""
         texts = [render_prompt(self.tokenizer, t.prompt, self.chat_template) for t in tasks]
-        enc = self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
-        gen_config = self._generation_config(samples)
+        return self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
+
+    @contextmanager
+    def _rng_kept(self) -> Iterator[None]:
+        """Restore torch's global CPU (and CUDA) RNG state on exit: generation leaves no trace in it."""
+        torch = self._torch
         state = torch.random.get_rng_state()
         cuda_states = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None
         try:
-            torch.manual_seed(stable_hash("rlvr-eval", self.seed, *[t.id for t in tasks]) % (2**63))
-            with torch.inference_mode():
-                out = self.model.generate(**enc, generation_config=gen_config)
+            yield
         finally:
             torch.random.set_rng_state(state)
             if cuda_states is not None:
                 torch.cuda.set_rng_state_all(cuda_states)
+
+    def _generate(self, tasks: list[Task], samples: int) -> list[list[Completion]]:
+        torch = self._torch
+        if samples > 1 and self.temperature == 0:
+            log.warning("%d samples with greedy decoding give identical rollouts; set a temperature", samples)
+        enc = self._encode(tasks)
+        gen_config = self._generation_config(samples)
+        with self._rng_kept():
+            torch.manual_seed(stable_hash("rlvr-eval", self.seed, *[t.id for t in tasks]) % (2**63))
+            with torch.inference_mode():
+                out = self.model.generate(**enc, generation_config=gen_config)
         new = out[:, enc["input_ids"].shape[1]:].cpu()
         results: list[list[Completion]] = []
         eos = self.tokenizer.eos_token_id
@@ -146,6 +165,69 @@ class TransformersBackend(Backend):
                 row.append(Completion(text, n_tokens=n))
             results.append(row)
         return results
+
+    def estimate_seconds(self, tasks: Sequence[Task], samples: int, batch_size: int) -> float | None:
+        """``n_batches x (prefill + max_new_tokens x step)`` seconds, calibrated on the first batch's prompts.
+
+        Three short greedy generations (about a second for SmolLM2-135M on CPU): a warm-up; the
+        longest prompt alone for one token, whose time times the batch's rows is the prefill (the
+        batch's rows are padded to that length); and every row of the batch, cut to its last
+        :data:`CALIBRATION_PROMPT_TOKENS` tokens, for :data:`CALIBRATION_TOKENS` forced tokens, whose
+        median step time, scaled up for the KV cache of a full-length row, is the decoding step.
+        Every batch counts as long as the first (the longest prompts, in run_eval's order) and as if
+        it ran to ``max_new_tokens``. Nothing is seeded or kept: the completions do not change.
+        """
+        if not tasks:
+            return 0.0
+        batch_size = max(1, int(batch_size))
+        enc = self._encode(list(tasks[:batch_size]))
+        n_rows, length = enc["input_ids"].shape[0] * int(samples), int(enc["input_ids"].shape[1])
+        longest = int(enc["attention_mask"].sum(dim=1).argmax())
+        one = {k: v[longest:longest + 1] for k, v in enc.items()}
+        self._timed_steps({k: v[:, -8:] for k, v in one.items()}, 1)  # warm-up: first-call costs are not per batch
+        prefill = self._timed_steps(one, 1)[0] * n_rows
+        short = {k: v[:, -CALIBRATION_PROMPT_TOKENS:].repeat_interleave(int(samples), dim=0) for k, v in enc.items()}
+        steps = sorted(self._timed_steps(short, CALIBRATION_TOKENS)[1:])
+        step = steps[len(steps) // 2] * self._kv_factor(n_rows, length + self.max_new_tokens)
+        return math.ceil(len(tasks) / batch_size) * (prefill + self.max_new_tokens * step)
+
+    def _timed_steps(self, rows: dict[str, Any], new_tokens: int) -> list[float]:
+        """Seconds to each of exactly ``new_tokens`` greedy tokens for every row: the first includes the prefill,
+        the last ends when ``generate`` has returned (and the GPU has finished)."""
+        from transformers import GenerationConfig, StoppingCriteria, StoppingCriteriaList
+
+        torch = self._torch
+        stamps: list[float] = []
+
+        class Clock(StoppingCriteria):
+            def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+                stamps.append(time.perf_counter())
+                return input_ids.new_zeros(input_ids.shape[0], dtype=torch.bool)
+
+        config = GenerationConfig(max_new_tokens=new_tokens, min_new_tokens=new_tokens, do_sample=False,
+                                  pad_token_id=self.tokenizer.pad_token_id, eos_token_id=self.tokenizer.eos_token_id)
+        with self._rng_kept(), torch.inference_mode():
+            t0 = time.perf_counter()
+            self.model.generate(**rows, generation_config=config, stopping_criteria=StoppingCriteriaList([Clock()]))
+            if self.device.startswith("cuda"):
+                torch.cuda.synchronize(self.device)
+            stamps[-1] = time.perf_counter()
+        return [b - a for a, b in zip([t0, *stamps], stamps)]
+
+    def _kv_factor(self, n_rows: int, context: int) -> float:
+        """How much slower a decoding step is with ``n_rows`` KV caches of ``context`` tokens than without:
+        1 + their bytes / the weights' bytes (a step reads both; 1 when the config does not say)."""
+        config = getattr(self.model, "config", None)
+        layers = getattr(config, "num_hidden_layers", None)
+        query_heads = getattr(config, "num_attention_heads", None)
+        heads = getattr(config, "num_key_value_heads", None) or query_heads
+        head_dim = getattr(config, "head_dim", None) or (getattr(config, "hidden_size", 0) // query_heads if query_heads else None)
+        params = list(self.model.parameters())
+        if not (layers and heads and head_dim and params):
+            return 1.0
+        weights = sum(p.numel() * p.element_size() for p in params)
+        kv = 2 * layers * heads * head_dim * params[0].element_size() * n_rows * context
+        return 1.0 + kv / weights
 
     def describe(self) -> dict[str, Any]:
         return {
