@@ -1,0 +1,129 @@
+"""Summarise several ``rlvr quickstart`` runs (e.g. one per seed) as Markdown tables.
+
+    python scripts/quickstart_seeds.py outputs/qs-seed0 outputs/qs-seed1 outputs/qs-seed2
+
+Prints, per run and split, exact match at each stage (base, warm start, final) with its standard
+error, the exact McNemar p-values of base -> final and of warm start -> final, F1 and format, the
+run's time; then what the final answers get wrong: no answer, a species wrong, every count scaled
+by one wrong number of runs n, or at least one coefficient x n miscomputed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+from rlvr.checkers.stoich_parse import AnswerError, formula_key, parse_bag_answer
+from rlvr.answer import answer_text
+
+SPLITS = ("in", "cross", "out")
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.0f}"
+
+
+def _p(p: float) -> str:
+    return f"{p:.2g}" if p >= 1e-3 else f"{p:.0e}"
+
+
+def results_table(runs: list[tuple[str, dict]]) -> str:
+    """One row per run and split: EM base / warm / final (± SE), p-values, F1 and format at each stage."""
+    lines = ["| seed | split | n | EM % base | EM % warm start | EM % final | p base→final | p warm→final (GRPO alone) "
+             "| F1 % base → warm → final | format % base → warm → final |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for name, summary in runs:
+        for split in SPLITS:
+            s = summary["splits"][split]
+            lines.append(
+                f"| {summary.get('seed', name)} | {split} | {s['n']} | {_pct(s['em_before'])} ± {_pct(s['em_se_before'])} "
+                f"| {_pct(s['em_warm'])} ± {_pct(s['em_se_warm'])} | {_pct(s['em_after'])} ± {_pct(s['em_se_after'])} "
+                f"| {_p(s['p_value'])} (+{s['gained']} −{s['lost']}) | {_p(s['p_value_rl'])} (+{s['gained_rl']} −{s['lost_rl']}) "
+                f"| {_pct(s['f1_before'])} → {_pct(s['f1_warm'])} → {_pct(s['f1_after'])} "
+                f"| {_pct(s['format_before'])} → {_pct(s['format_warm'])} → {_pct(s['format_after'])} |")
+    return "\n".join(lines)
+
+
+def times_table(runs: list[tuple[str, dict]]) -> str:
+    """Seconds per phase of each run."""
+    phases = ("eval_before", "warm_start", "eval_warm", "train", "eval_after", "total")
+    lines = ["| seed | " + " | ".join(phases) + " |", "|---" * (len(phases) + 1) + "|"]
+    for name, summary in runs:
+        sec = summary.get("seconds", {})
+        lines.append(f"| {summary.get('seed', name)} | " + " | ".join(f"{sec.get(p, float('nan')):.0f}" for p in phases) + " |")
+    return "\n".join(lines)
+
+
+def error_kind(task: dict, completion: str) -> str:
+    """``right``, ``no_answer``, ``unparsable``, ``species`` (a species wrong), ``scaled`` (every count
+    the reaction's coefficient times one wrong n) or ``arithmetic`` (some coefficient x n miscomputed)."""
+    truth = {formula_key(k): v for k, v in task["ground_truth"]["products"].items()}
+    text, _ = answer_text(completion)
+    if text is None:
+        return "no_answer"
+    try:
+        terms, _form = parse_bag_answer(text)
+    except AnswerError:
+        return "unparsable"
+    got: Counter = Counter()
+    for species, count in terms:
+        key = formula_key(species)
+        if key is None:
+            return "species"
+        got[key] += count
+    if dict(got) == truth:
+        return "right"
+    if set(got) != set(truth):
+        return "species"
+    reaction = task["meta"]["reaction"]
+    written = {**reaction.get("reagents", {}), **reaction["products"]}  # reagents (catalysts) pass through
+    per_run = {formula_key(k): v for k, v in written.items()}
+    ratios = {got[k] / per_run[k] for k in truth if k in per_run}
+    return "scaled" if len(ratios) == 1 else "arithmetic"
+
+
+def errors_table(runs: list[tuple[str, Path]]) -> str:
+    """Counts of each kind of final answer per split, ``seed0 / seed1 / ...``."""
+    kinds = ("right", "no_answer", "unparsable", "species", "scaled", "arithmetic")
+    per_run: list[dict[str, Counter]] = []
+    for _name, folder in runs:
+        tasks = {}
+        for line in (folder / "eval_tasks.jsonl").read_text().splitlines():
+            task = json.loads(line)
+            tasks[task["id"]] = task
+        counts: dict[str, Counter] = {split: Counter() for split in SPLITS}
+        for line in (folder / "eval_after" / "verdicts.jsonl").read_text().splitlines():
+            record = json.loads(line)
+            task = tasks[record["task_id"]]
+            split = task["meta"]["split"].removeprefix("test_")
+            counts[split][error_kind(task, record["rollouts"][0]["completion"])] += 1
+        per_run.append(counts)
+    lines = ["| split | " + " | ".join(kinds) + " |", "|---" * (len(kinds) + 1) + "|"]
+    for split in SPLITS:
+        cells = [" / ".join(str(run[split][k]) for run in per_run) for k in kinds]
+        lines.append(f"| {split} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("runs", nargs="+", type=Path, help="quickstart output folders (each with summary.json)")
+    args = parser.parse_args(argv)
+    loaded = []
+    for folder in args.runs:
+        path = folder / "summary.json"
+        if not path.is_file():
+            print(f"error: {path} not found (run rlvr quickstart --output-dir {folder} first)", file=sys.stderr)
+            return 2
+        loaded.append((folder.name, json.loads(path.read_text())))
+    print(results_table(loaded), end="\n\n")
+    print(times_table(loaded), end="\n\n")
+    print(errors_table([(name, folder) for (name, _), folder in zip(loaded, args.runs)]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
