@@ -129,10 +129,9 @@ def plot_before_after(
             right.bar(xs, ys, width, label=f"{label} {when}", color=f"C{m}", alpha=alpha)
             for x, y in zip(xs, ys):
                 right.text(x, y + 1, f"{y:.0f}", ha="center", fontsize=6)
-    right.set_xticks(range(len(splits)), splits)
-    n = next((int(before[s].get("n", 0)) for s in splits), 0)
+    right.set_xticks(range(len(splits)), [f"{s} (n = {int(before[s].get('n', 0))})" for s in splits])
     right.set_ylabel("%")
     right.set_ylim(0, 135)
-    right.set_title(f"held-out tasks, greedy ({n} per split): " + " -> ".join(w for _, w, _ in stages) + " (faint to solid)")
+    right.set_title("held-out tasks, greedy: " + " -> ".join(w for _, w, _ in stages) + " (faint to solid)")
     right.legend(fontsize=6, ncol=len(metrics), loc="upper center")
     return _save(fig, out_png, title)
