@@ -16,8 +16,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from rlvr.checkers.stoich_parse import AnswerError, formula_key, parse_bag_answer
 from rlvr.answer import answer_text
+from rlvr.checkers.stoich_parse import AnswerError, formula_key, parse_bag_answer
 
 SPLITS = ("in", "cross", "out")
 
@@ -32,9 +32,9 @@ def _p(p: float) -> str:
 
 def results_table(runs: list[tuple[str, dict]]) -> str:
     """One row per run and split: EM base / warm / final (± SE), p-values, F1 and format at each stage."""
-    lines = ["| seed | split | n | EM % base | EM % warm start | EM % final | p base→final | p warm→final (GRPO alone) "
-             "| F1 % base → warm → final | format % base → warm → final |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    header = ("| seed | split | n | EM % base | EM % warm start | EM % final | p base→final | p warm→final (GRPO alone) "
+              "| F1 % base → warm → final | format % base → warm → final |")
+    lines = [header, "|---|---|---|---|---|---|---|---|---|---|"]
     for name, summary in runs:
         for split in SPLITS:
             s = summary["splits"][split]
@@ -57,15 +57,17 @@ def times_table(runs: list[tuple[str, dict]]) -> str:
     return "\n".join(lines)
 
 
-def error_kind(task: dict, completion: str) -> str:
-    """``right``, ``no_answer``, ``unparsable``, ``species`` (a species wrong), ``scaled`` (every count
-    the reaction's coefficient times one wrong n) or ``arithmetic`` (some coefficient x n miscomputed)."""
-    truth = {formula_key(k): v for k, v in task["ground_truth"]["products"].items()}
-    text, _ = answer_text(completion)
-    if text is None:
-        return "no_answer"
+def error_kind(task: dict, rollout: dict) -> str:
+    """``right`` or the checker's reason (``no_answer``, ``unparsable``, ...) from the verdict record; for a
+    wrong answer that parses: ``species`` (a species wrong), ``scaled`` (every count the reaction's
+    coefficient times one wrong n) or ``arithmetic`` (some coefficient x n miscomputed)."""
+    if rollout["correct"]:
+        return "right"
+    if rollout["reason"] in ("no_answer", "unparsable"):
+        return rollout["reason"]
+    text, _ = answer_text(rollout["completion"])
     try:
-        terms, _form = parse_bag_answer(text)
+        terms, _form = parse_bag_answer(text or "")
     except AnswerError:
         return "unparsable"
     got: Counter = Counter()
@@ -74,8 +76,7 @@ def error_kind(task: dict, completion: str) -> str:
         if key is None:
             return "species"
         got[key] += count
-    if dict(got) == truth:
-        return "right"
+    truth = {formula_key(k): v for k, v in task["ground_truth"]["products"].items()}
     if set(got) != set(truth):
         return "species"
     reaction = task["meta"]["reaction"]
@@ -99,7 +100,7 @@ def errors_table(runs: list[tuple[str, Path]]) -> str:
             record = json.loads(line)
             task = tasks[record["task_id"]]
             split = task["meta"]["split"].removeprefix("test_")
-            counts[split][error_kind(task, record["rollouts"][0]["completion"])] += 1
+            counts[split][error_kind(task, record["rollouts"][0])] += 1
         per_run.append(counts)
     lines = ["| split | " + " | ".join(kinds) + " |", "|---" * (len(kinds) + 1) + "|"]
     for split in SPLITS:

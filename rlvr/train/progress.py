@@ -18,6 +18,7 @@ from typing import Any, Callable
 from tqdm.auto import tqdm
 from transformers import TrainerCallback
 
+from rlvr.files import atomic_open
 from rlvr.train.config import CONSOLE_MODES
 
 #: log keys shown on the compact line: label -> candidate keys (first present wins)
@@ -68,17 +69,20 @@ def compact_every(max_steps: int, logging_steps: float) -> int:
 
 
 def console_callbacks(console: str, output_dir: str | Path, max_steps: int, logging_steps: float, *,
-                      keys: dict[str, tuple[str, ...]] = COMPACT_KEYS, desc: str = "training") -> list[TrainerCallback]:
+                      keys: dict[str, tuple[str, ...]] = COMPACT_KEYS, desc: str = "training",
+                      every: int | None = None) -> list[TrainerCallback]:
     """The callbacks of a run's ``console`` mode; both log every metric to ``<output_dir>/metrics.jsonl``.
 
-    ``compact``: :class:`CompactProgress` (about ten lines a run) replaces transformers' metrics
-    printing; ``full``: transformers/TRL print every metrics dict, as they do by default.
+    ``compact``: :class:`CompactProgress` (a line every ``every`` steps, by default
+    :func:`compact_every`'s about ten a run) replaces transformers' metrics printing; ``full``:
+    transformers/TRL print every metrics dict, as they do by default.
     """
     if console not in CONSOLE_MODES:
         raise ValueError(f"console must be one of {CONSOLE_MODES}, got {console!r}")
     callbacks: list[TrainerCallback] = [JsonlMetricsLog(Path(output_dir) / METRICS_FILE)]
     if console == "compact":
-        callbacks.insert(0, CompactProgress(every=compact_every(int(max_steps), float(logging_steps)), keys=keys, desc=desc))
+        every = compact_every(int(max_steps), float(logging_steps)) if every is None else every
+        callbacks.insert(0, CompactProgress(every=every, keys=keys, desc=desc))
     return callbacks
 
 
@@ -170,7 +174,8 @@ class JsonlMetricsLog(TrainerCallback):
         lines = self.path.read_text(encoding="utf-8").splitlines()
         kept = [line for line in lines if start and _record_step(line) <= start]
         if len(kept) != len(lines):
-            self.path.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
+            with atomic_open(self.path) as fh:
+                fh.write("".join(line + "\n" for line in kept))
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         if not state.is_world_process_zero or not logs:

@@ -23,11 +23,11 @@ from rlvr.models import resolve_model
 from rlvr.reasons import format_ok
 from rlvr.train.config import DEFAULT_EVAL_SPLITS
 from rlvr.train.data import eval_set_specs
-from rlvr.train.entry import find_recipe
+from rlvr.train.entry import find_recipe, run_callbacks
 from rlvr.train.plots import load_log_history, plot_before_after
 from rlvr.eval.stats import mean_se, paired_exact_test
 from rlvr.files import atomic_open
-from rlvr.train.progress import SFT_KEYS, CompactProgress, JsonlMetricsLog
+from rlvr.train.progress import SFT_KEYS, console_callbacks
 from rlvr.train.runner import train
 from rlvr.train.sft import cold_start, parse_sft_recipe
 
@@ -274,8 +274,10 @@ def run_quickstart(
         _say(f"warm start: {sft_args.sft_steps} SFT steps on {sft_args.sft_train_size} verified worked solutions "
              f"({sft_args.sft_style}) from the {sft_args.sft_split} split")
         t0 = time.time()
-        sft_progress = CompactProgress(every=max(1, sft_args.sft_steps // 4), keys=SFT_KEYS, desc="warm start")
-        sft_result = cold_start(task_args, sft_args, training_args, model_args, callbacks=[sft_progress, JsonlMetricsLog(Path(sft_args.sft_output_dir) / "metrics.jsonl")])
+        sft_callbacks = console_callbacks(task_args.console, sft_args.sft_output_dir, sft_args.sft_steps,
+                                          sft_args.sft_logging_steps, keys=SFT_KEYS, desc="warm start",
+                                          every=max(1, sft_args.sft_steps // 4))
+        sft_result = cold_start(task_args, sft_args, training_args, model_args, callbacks=sft_callbacks)
         seconds["warm_start"] = round(time.time() - t0, 1)
         sft_info = {k: sft_result.to_dict()[k] for k in ("steps", "first_loss", "last_loss", "merged_dir")}
         model_args.model_name_or_path = sft_result.merged_dir
@@ -286,9 +288,7 @@ def run_quickstart(
     _say(f"training {steps} {task_args.algorithm.upper()} steps from {start} (metrics: {training_args.output_dir}/"
          f"metrics.jsonl{', TensorBoard' if 'tensorboard' in (training_args.report_to or []) else ''})")
     t0 = time.time()
-    progress = CompactProgress(every=max(1, steps // 10))
-    result = train(task_args, training_args, model_args,
-                   callbacks=[progress, JsonlMetricsLog(Path(training_args.output_dir) / "metrics.jsonl")])
+    result = train(task_args, training_args, model_args, callbacks=run_callbacks(task_args, training_args))
     seconds["train"] = round(time.time() - t0, 1)
 
     after, after_records = stage_eval("eval_after", "the trained model", str(model_args.model_name_or_path), str(out / "train"))
