@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from rlvr.reasons import Reason
@@ -112,6 +113,12 @@ def _last_json_object(text: str, limit: int = 64, decoder: json.JSONDecoder = _D
     return None
 
 
+@lru_cache(maxsize=16)
+def _decoder_with(object_pairs_hook: Any) -> json.JSONDecoder:
+    """A JSON decoder with ``object_pairs_hook`` (decoders keep no state between calls; one per hook)."""
+    return json.JSONDecoder(object_pairs_hook=object_pairs_hook)
+
+
 def extract_json_answer(
     completion: Any, *, max_chars: int = MAX_COMPLETION_CHARS, object_pairs_hook: Any = None
 ) -> tuple[Any, str]:
@@ -124,7 +131,7 @@ def extract_json_answer(
     Returns ``(value, source)``; ``value`` is None with source ``no_answer``/``too_long``/``not_text``.
     ``object_pairs_hook`` is passed to the JSON decoder (e.g. to see duplicated keys).
     """
-    decoder = _DECODER if object_pairs_hook is None else json.JSONDecoder(object_pairs_hook=object_pairs_hook)
+    decoder = _DECODER if object_pairs_hook is None else _decoder_with(object_pairs_hook)
     text = completion_text(completion)
     if text is None:
         return None, Reason.NOT_TEXT

@@ -219,6 +219,8 @@ class FamilySpec:
 
     def validate_check_options(self, options: Mapping[str, Any]) -> None:
         """Raise ``TypeError`` for an option ``check`` does not take, ``ValueError`` for an unknown reward mode."""
+        if not options:
+            return
         accepted = self.accepted_check_options
         if accepted is not None:
             unknown = sorted(set(options) - set(accepted))
@@ -237,6 +239,7 @@ class Registry:
         self._providers = dict(providers)
         self._loaded: dict[str, dict[str, FamilySpec]] = {}
         self._runtime: dict[str, FamilySpec] = {}
+        self._found: dict[str, FamilySpec] = {}  # built-in families already looked up (providers never change)
 
     def _load(self, module: str) -> dict[str, FamilySpec]:
         if module not in self._loaded:
@@ -270,9 +273,15 @@ class Registry:
         del self._runtime[name]
 
     def _provided(self, name: str) -> FamilySpec | None:
+        spec = self._found.get(name)
+        if spec is not None:
+            return spec
         for prefix, module in self._providers.items():
             if name.startswith(prefix):
-                return self._load(module).get(name)
+                spec = self._load(module).get(name)
+                if spec is not None:
+                    self._found[name] = spec
+                return spec
         return None
 
     def get(self, name: str) -> FamilySpec:

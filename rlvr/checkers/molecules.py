@@ -50,7 +50,7 @@ from rlvr.chem.molecules.features import (
 )
 from rlvr.chem.molecules.keys import SMILES_KEY
 from rlvr.chem.molecules.specs import KEY_TO_SPEC
-from rlvr.chem.smiles import SmilesError, parse_smiles, same_smiles
+from rlvr.chem.smiles import SmilesError, parse_unmarked_smiles, same_smiles
 from rlvr.reasons import Reason
 from rlvr.task import Task, TaskFormatError, Verdict
 
@@ -199,13 +199,13 @@ _DUMMY_ATOM = Chem.MolFromSmarts("[#0]")
 
 
 def _checked(text: str) -> tuple[Chem.Mol | None, Reason]:
-    """:func:`validate_generated` on stripped text; the molecule is the shared parse of :func:`parse_smiles`."""
+    """:func:`validate_generated` on stripped text; the molecule is the shared parse of :func:`parse_unmarked_smiles`."""
     if not text:
         return None, Reason.INVALID_SMILES
     if len(text) > MAX_GEN_SMILES_CHARS:
         return None, Reason.TOO_LONG
     try:
-        mol = parse_smiles(text)  # RDKit's parse, cached: the feature solvers reuse it
+        mol = parse_unmarked_smiles(text)  # RDKit's parse, cached: the counts below reuse it
     except SmilesError:  # not a SMILES, or no atoms
         return None, Reason.INVALID_SMILES
     if mol.HasSubstructMatch(_DUMMY_ATOM):
@@ -238,7 +238,7 @@ def _features_of(smiles: str, keys: tuple[str, ...], convention: str = "rlvr") -
     known = [k for k in keys if k in KEY_TO_SPEC or (convention != "rlvr" and is_feature_key(k, convention))]
     try:
         if convention == "rlvr":  # counts key by key, the rest from only the solver groups they need
-            values = count_values(parse_smiles(smiles), known, smiles=smiles)
+            values = count_values(parse_unmarked_smiles(smiles), known, smiles=smiles)
             rest = [k for k in known if k not in values]
             if rest:
                 values.update(molecule_features_for(smiles, rest))
@@ -256,12 +256,45 @@ def task_convention(task: Task) -> str:
     return str(task.meta.get("convention") or fallback or "rlvr")
 
 
-def _constraints(task: Task) -> list[Constraint]:
+_SCALARS = frozenset((str, int, float))
+
+
+def _constraints_key(raw: list) -> tuple | None:
+    """A hashable form of a constraints record (each value with its type, lists as tuples); None: another shape."""
+    out = []
+    for c in raw:
+        if type(c) is not dict:
+            return None
+        items = []
+        for name, value in c.items():
+            kind = type(value)
+            if kind is list:
+                if not all(type(v) in _SCALARS for v in value):
+                    return None
+                value = tuple((type(v), v) for v in value)
+            elif kind not in _SCALARS:
+                return None
+            items.append((name, kind, value))
+        out.append(tuple(items))
+    return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def _parsed_constraints(key: tuple, convention: str) -> tuple[Constraint, ...]:
+    raw = [{name: [v for _kind, v in value] if kind is list else value for name, kind, value in c} for c in key]
+    return tuple(Constraint.parse(c, convention) for c in raw)
+
+
+def _constraints(task: Task, convention: str) -> tuple[Constraint, ...]:
+    """The task's constraints (parsed once per record shape; raises :class:`TaskFormatError` for a bad one)."""
     raw = task.ground_truth.get("constraints")
     if not isinstance(raw, list) or not raw:
         raise TaskFormatError(f"task {task.id!r}: ground truth needs a non-empty list of constraints")
     try:
-        return [Constraint.parse(c, task_convention(task)) for c in raw]
+        key = _constraints_key(raw)
+        if key is not None:
+            return _parsed_constraints(key, convention)
+        return tuple(Constraint.parse(c, convention) for c in raw)
     except (ValueError, AttributeError, TypeError) as exc:
         raise TaskFormatError(f"task {task.id!r}: bad constraint: {exc}") from exc
 
@@ -273,7 +306,8 @@ _NO_VALUE = (Reason.NO_ANSWER, Reason.UNPARSABLE, Reason.MISSING_KEY, Reason.WRO
 def check_gen(task: Task, completion: Any, **options: Any) -> Verdict:
     """Verify a generated molecule against ``task.ground_truth["constraints"]``."""
     mode = _reward_mode(options)
-    constraints = _constraints(task)
+    convention = task_convention(task)
+    constraints = _constraints(task, convention)
     base = {"smiles_valid": False, "constraints": [], "n_constraints": len(constraints)}
 
     def fail(reason: Reason, **extra: Any) -> Verdict:
@@ -299,25 +333,34 @@ def check_gen(task: Task, completion: Any, **options: Any) -> Verdict:
     status = _generated_status(text) if len(text) <= MAX_GEN_SMILES_CHARS else Reason.TOO_LONG
     if status != Reason.OK:
         return fail(status, source=source)
-    features, why = _features_of(smiles.strip(), tuple(sorted({c.key for c in constraints})), task_convention(task))
+    features, why = _features_of(text, tuple(sorted({c.key for c in constraints})), convention)
     if features is None:
         return fail(Reason.INVALID_SMILES, source=source, error=why)
     results: dict[str, dict[str, Any]] = {}
     details = []
+    n_correct = 0
     for i, c in enumerate(constraints):
-        actual = features.get(c.key)
+        key, value = c.key, c.value
+        actual = features.get(key)
         ok = actual is not None and c.holds(actual)
-        status = Reason.OK if ok else ("unsupported_constraint" if c.key not in features else Reason.CONSTRAINT_FAILED)
-        details.append({**c.to_dict(), "actual": actual if not isinstance(actual, list) else len(actual),
-                        "satisfied": bool(ok)})
-        name = c.key if c.key not in results else f"{c.key}#{i}"
-        results[name] = {"correct": bool(ok), "valid_type": True, "status": status}
-    reason = Reason.OK if all(d["satisfied"] for d in details) else Reason.CONSTRAINT_FAILED
-    extra = {**base, "smiles_valid": True, "constraints": details, "source": source, "unknown_keys": unknown[:20],
-             "missing_keys": [], "duplicate_keys": [], "invalid_type_keys": []}
-    verdict = _verdict(results, extra, reason, mode)
-    verdict.metrics["type_valid"] = True
-    return verdict
+        n_correct += ok
+        status = Reason.OK if ok else ("unsupported_constraint" if key not in features else Reason.CONSTRAINT_FAILED)
+        details.append({"key": key, "op": c.op, "value": list(value) if type(value) is list else value,
+                        "actual": actual if not isinstance(actual, list) else len(actual), "satisfied": bool(ok)})
+        results[key if key not in results else f"{key}#{i}"] = {"correct": bool(ok), "valid_type": True,
+                                                                "status": status}
+    correct = n_correct == len(constraints)
+    n = len(results)
+    key_accuracy = n_correct / n
+    metrics = {  # what _verdict builds, with type_valid True: the molecule is valid
+        "keys": results, "key_accuracy": key_accuracy, "type_valid": True, "n_keys": n,
+        "wrong_keys": [k for k, r in results.items() if not r["correct"]],
+        **base, "smiles_valid": True, "constraints": details, "source": source, "unknown_keys": unknown[:20],
+        "missing_keys": [], "duplicate_keys": [], "invalid_type_keys": [],
+    }
+    reward = 1.0 if correct else (key_accuracy if mode == "shaped" else 0.0)
+    return Verdict(reward=reward, correct=correct, metrics=metrics,
+                   reason=Reason.OK if correct else Reason.CONSTRAINT_FAILED)
 
 
 def is_generation(task: Task) -> bool:

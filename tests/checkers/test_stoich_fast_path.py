@@ -295,3 +295,43 @@ def test_answers_as_written_need_no_canonical_smiles():
     assert canonical_smiles.cache_info().misses == before
     assert check_products(task, tag(f"{{2}}{acid}.{{1}}{chain[::-1]}")).correct  # written otherwise
     assert canonical_smiles.cache_info().misses > before
+
+
+FORMULA_RECORDS = [  # products, inputs: conserved, not conserved, charged, one composition written twice
+    ({"CO2": 2, "H2O": 3}, {"C2H6O": 1, "O2": 3}),
+    ({"CO2": 2, "H2O": 2}, {"C2H6O": 1, "O2": 3}),
+    ({"Fe+3": 2, "Cl-": 6}, {"FeCl3": 2}),
+    ({"C2H6O": 1, "CH3CH2OH": 2, "O2": 1}, {"C2H5OH": 3, "O2": 1}),
+    ({"CuSO4.5H2O": 1}, {"CuSO4": 1, "H2O": 5}),
+]
+
+
+@pytest.mark.parametrize("products,inputs", FORMULA_RECORDS)
+def test_one_pass_formula_truth_equals_the_general_build(products, inputs):
+    from rlvr.checkers import stoich_truth as truth
+
+    items, input_items = tuple(products.items()), tuple(inputs.items())
+    fast = truth._formula_products_written(items, input_items)
+    general = truth._products_truth(truth._Record("hand", "formula"), products, inputs, written=True)
+    assert fast is not None and fast == general
+    assert json.dumps(fast.exact[1]) == json.dumps(general.exact[1])  # metric key order too
+    species = list(inputs) + list(products)
+    reactants, rest = tuple(species[:1]), tuple(dict.fromkeys(species[1:]))
+    coefficients = tuple(range(1, 1 + len(reactants) + len(rest)))
+    fast_balance = truth._formula_balance_written(reactants, rest, coefficients)
+    try:
+        general_balance = truth._balance_truth(truth._Record("hand", "formula"), list(reactants), list(rest),
+                                               list(coefficients), written=True)
+    except TaskFormatError:  # one composition twice on a side: the general build reports it
+        assert fast_balance is None
+    else:
+        assert fast_balance is not None and fast_balance == general_balance
+
+
+def test_one_pass_formula_truth_defers_odd_records_to_the_general_build():
+    from rlvr.checkers import stoich_truth as truth
+
+    assert truth._formula_products_written((("Xx", 1),), (("H2O", 1),)) is None
+    assert truth._formula_products_written((("H2O", 0),), (("H2O", 1),)) is None
+    assert truth._formula_balance_written(("C2H6O", "CH3CH2OH"), ("H2O",), (1, 1, 1)) is None  # twice on a side
+    assert truth._formula_balance_written(("H2",), ("H2O",), (1,)) is None  # a coefficient missing

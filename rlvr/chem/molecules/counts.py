@@ -243,8 +243,9 @@ def _stereo(key: str) -> Callable[[_Molecule], int]:
     return lambda m: m.stereo[key] if key in m.stereo else len(m.stereo[index])
 
 
+@lru_cache(maxsize=4096)
 def _solver(key: str) -> Callable[[_Molecule], Any] | None:
-    """The function that computes ``key`` here, or None when the caller must compute it the full way."""
+    """The function that computes ``key`` here, or None when the caller must compute it the full way (cached per key)."""
     if key in _SOLVERS:
         return _SOLVERS[key]
     if key.startswith(_FG_PREFIX) and key.endswith("_count"):

@@ -9,7 +9,7 @@ from rdkit import Chem
 from rlvr.chem.molecules import counts
 from rlvr.chem.molecules.features import molecule_features
 from rlvr.chem.molecules.specs import KEY_TO_SPEC, LAZY_KEYS
-from rlvr.chem.smiles import parse_smiles
+from rlvr.chem.smiles import parse_smiles, parse_unmarked_smiles
 from rlvr.generators.molecules.splits import load_split_pool
 
 #: molecules that exercise stereo, charges, isotopes, bridges, spiro centres, long chains and odd aromatics
@@ -64,6 +64,7 @@ def test_counts_equal_the_solvers_on_pool_molecules_in_every_presentation():
             truth = molecule_features(text, keys)
             fast = counts.count_values(mol, keys, smiles=text)
             assert fast == counts.count_values(mol, keys)  # with or without the stereo shortcut
+            assert fast == counts.count_values(parse_unmarked_smiles(text), keys, smiles=text)  # the checker's parse
             assert set(fast) <= set(keys)
             missing = set(keys) - set(fast)
             assert missing <= {"longest_carbon_chain_count"}, (text, missing)
