@@ -14,7 +14,10 @@ adapters pass); the default verdict deadline applies.
 
 For reference, ``rdkit_parse_us`` is the median time of ``Chem.MolFromSmiles`` on the same
 molecules (for SMILES tasks: all the task's species; for molecular tasks: the molecule the
-verdict is about), the floor of any verifier that parses what it checks.
+verdict is about), the floor of any verifier that parses what it checks, timed after the verdicts
+(a repeated parse); ``rdkit_first_parse_us`` times the parses in a fresh process, each molecule
+parsed once, when a task first names it (a molecule met in an earlier task costs nothing there):
+what a first verdict that parses each molecule once per process pays at least.
 
     taskset -c 0 python scripts/bench_verdicts.py            # 300 tasks per family, 3 repeats
     taskset -c 0 python scripts/bench_verdicts.py --quick    # 60 tasks, 1 repeat
@@ -92,6 +95,35 @@ def _variant(completion: str) -> str:
     return f"<think>Checking the atoms once more.</think>\nSo the answer is:\n<answer>{body}</answer>"
 
 
+def first_parse_floor(path: str, only: str | None = None) -> dict[str, float]:
+    """Per case: the median time (µs) of ``Chem.MolFromSmiles`` on each task's molecules not met in an
+    earlier task, each string parsed for the first time in this process (run in a fresh process: what a
+    first verdict that parses its molecules once per process pays at least)."""
+    from rdkit import Chem
+
+    from rlvr.task import Task
+
+    Chem.MolFromSmiles("CCO")  # load RDKit's parser
+    seen: set[str] = set()
+    times: dict[str, list[int]] = {}
+    clock = time.thread_time_ns
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            if only is not None and only not in rec["case"]:
+                continue
+            molecules = _molecules(Task.from_dict(rec["task"]))
+            if not molecules:
+                continue
+            fresh = [m for m in dict.fromkeys(molecules) if m not in seen]  # a molecule met before costs nothing here
+            seen.update(fresh)
+            t0 = clock()
+            for smiles in fresh:
+                Chem.MolFromSmiles(smiles)
+            times.setdefault(rec["case"], []).append(clock() - t0)
+    return {case: round(statistics.median(t) / 1000, 1) for case, t in times.items()}
+
+
 def measure(path: str, only: str | None = None) -> dict[str, dict[str, Any]]:
     """Per case: the median verdict time and RDKit parse floor (µs) of each repeat, and the reward check."""
     from rdkit import Chem
@@ -162,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="also write the results to this file")
     parser.add_argument("--only", help="only the cases whose label contains this text (e.g. stoich, smiles)")
     parser.add_argument("--generate-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--parse-floor-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.quick:
         args.n, args.repeats = 60, 1
@@ -174,21 +207,30 @@ def main(argv: list[str] | None = None) -> int:
     if args.generate_only:
         generate(args.tasks, args.n, args.repeats, args.only)
         return 0
+    if args.parse_floor_only:
+        print(json.dumps(first_parse_floor(args.tasks, args.only)))
+        return 0
     path = args.tasks or os.path.join(tempfile.mkdtemp(prefix="rlvr-bench-"), "tasks.jsonl")
+    only = ["--only", args.only] if args.only is not None else []
     if not (args.tasks and os.path.exists(args.tasks)):
         # a separate process, so the measuring one has seen none of the molecules
-        only = ["--only", args.only] if args.only is not None else []
         subprocess.run([sys.executable, __file__, "--generate-only", "--tasks", path, "--n", str(args.n),
                         "--repeats", str(args.repeats), *only], check=True)
     results = measure(path, args.only)
+    floor = subprocess.run([sys.executable, __file__, "--parse-floor-only", "--tasks", path, *only],
+                           check=True, capture_output=True, text=True)  # a fresh process: first parses
+    for label, first in json.loads(floor.stdout).items():
+        results[label]["rdkit_first_parse_us"] = first
     width = max(len(label) for label in results)
     print("median CPU µs per verdict (thread time; wall-clock for the first verdict alongside)")
     print(f"{'family/encoding':<{width}}  {'n':>5}  {'first':>8}  {'again':>8}  {'first wall':>10}  "
-          f"{'RDKit parse':>11}  first, per repeat")
+          f"{'RDKit parse':>11}  {'first parse':>11}  first, per repeat")
     for label, row in results.items():
         parse = "-" if row["rdkit_parse_us"] is None else f"{row['rdkit_parse_us']:.1f}"
+        first = row.get("rdkit_first_parse_us")
+        first_text = "-" if first is None else f"{first:.1f}"
         print(f"{label:<{width}}  {row['n']:>5}  {row['verdict_us']:>8.1f}  {row['again_us']:>8.1f}  "
-              f"{row['first_wall_us']:>10.1f}  {parse:>11}  {row['verdict_us_per_repeat']}")
+              f"{row['first_wall_us']:>10.1f}  {parse:>11}  {first_text:>11}  {row['verdict_us_per_repeat']}")
     bad = {label: row["oracle_below_1"] for label, row in results.items() if row["oracle_below_1"]}
     if bad:
         print(f"oracle completions scored below 1.0: {bad}", file=sys.stderr)
