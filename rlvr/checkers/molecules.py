@@ -338,29 +338,20 @@ def check_gen(task: Task, completion: Any, **options: Any) -> Verdict:
         return fail(Reason.INVALID_SMILES, source=source, error=why)
     results: dict[str, dict[str, Any]] = {}
     details = []
-    n_correct = 0
     for i, c in enumerate(constraints):
-        key, value = c.key, c.value
-        actual = features.get(key)
+        actual = features.get(c.key)
         ok = actual is not None and c.holds(actual)
-        n_correct += ok
-        status = Reason.OK if ok else ("unsupported_constraint" if key not in features else Reason.CONSTRAINT_FAILED)
-        details.append({"key": key, "op": c.op, "value": list(value) if type(value) is list else value,
-                        "actual": actual if not isinstance(actual, list) else len(actual), "satisfied": bool(ok)})
-        results[key if key not in results else f"{key}#{i}"] = {"correct": bool(ok), "valid_type": True,
-                                                                "status": status}
-    correct = n_correct == len(constraints)
-    n = len(results)
-    key_accuracy = n_correct / n
-    metrics = {  # what _verdict builds, with type_valid True: the molecule is valid
-        "keys": results, "key_accuracy": key_accuracy, "type_valid": True, "n_keys": n,
-        "wrong_keys": [k for k, r in results.items() if not r["correct"]],
-        **base, "smiles_valid": True, "constraints": details, "source": source, "unknown_keys": unknown[:20],
-        "missing_keys": [], "duplicate_keys": [], "invalid_type_keys": [],
-    }
-    reward = 1.0 if correct else (key_accuracy if mode == "shaped" else 0.0)
-    return Verdict(reward=reward, correct=correct, metrics=metrics,
-                   reason=Reason.OK if correct else Reason.CONSTRAINT_FAILED)
+        status = Reason.OK if ok else ("unsupported_constraint" if c.key not in features else Reason.CONSTRAINT_FAILED)
+        details.append({**c.to_dict(), "actual": actual if not isinstance(actual, list) else len(actual),
+                        "satisfied": bool(ok)})
+        name = c.key if c.key not in results else f"{c.key}#{i}"
+        results[name] = {"correct": bool(ok), "valid_type": True, "status": status}
+    reason = Reason.OK if all(d["satisfied"] for d in details) else Reason.CONSTRAINT_FAILED
+    extra = {**base, "smiles_valid": True, "constraints": details, "source": source, "unknown_keys": unknown[:20],
+             "missing_keys": [], "duplicate_keys": [], "invalid_type_keys": []}
+    verdict = _verdict(results, extra, reason, mode)
+    verdict.metrics["type_valid"] = True
+    return verdict
 
 
 def is_generation(task: Task) -> bool:

@@ -102,8 +102,10 @@ class Constraint:
         return constraint_satisfied(actual, self.op, self.value, self.key)
 
     def to_dict(self) -> dict[str, Any]:
-        """The task-record form ``{"key", "op", "value"}``."""
-        return {"key": self.key, "op": self.op, "value": self.value}
+        """The task-record form ``{"key", "op", "value"}`` (a ``range`` value as a new list: parsed
+        constraints are shared between verdicts, the dicts given out are not)."""
+        value = self.value
+        return {"key": self.key, "op": self.op, "value": list(value) if type(value) is list else value}
 
 
 def normalize_constraint(raw: Mapping[str, Any], convention: str = "rlvr") -> dict[str, Any]:

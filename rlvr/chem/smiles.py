@@ -49,6 +49,11 @@ def parse_smiles(smiles: str) -> Chem.Mol:
     return mol
 
 
+def has_stereo_marks(smiles: str) -> bool:
+    """Whether a SMILES string writes any stereo (``@``, ``/``, ``\\``): without, a parse has none."""
+    return "@" in smiles or "/" in smiles or "\\" in smiles
+
+
 @lru_cache(maxsize=65536)
 def parse_unmarked_smiles(smiles: str) -> Chem.Mol:
     """:func:`parse_smiles`, a quarter quicker for text that writes no stereo (``@``, ``/``, ``\\``) and no
@@ -56,7 +61,7 @@ def parse_unmarked_smiles(smiles: str) -> Chem.Mol:
     ``MolFromSmiles`` adds to that, hydrogen removal and stereo perception, has nothing to act on in
     such text; other text takes :func:`parse_smiles`. Raises :class:`SmilesError` as it does.
     """
-    if not isinstance(smiles, str) or "@" in smiles or "/" in smiles or "\\" in smiles or "H" in smiles:
+    if not isinstance(smiles, str) or has_stereo_marks(smiles) or "H" in smiles:
         return parse_smiles(smiles)
     text = smiles.strip()
     if not text or len(text) > MAX_SMILES_CHARS or not text.isascii():

@@ -51,6 +51,16 @@ def test_operators():
     assert not constraint_satisfied("C9H8O4", ">=", "C9H8O4", "molecular_formula_count")
 
 
+def test_verdicts_do_not_share_the_parsed_constraints():
+    """Constraints are parsed once per record: a caller editing a verdict's metrics changes no later verdict."""
+    first = check(TWO_RINGS, _ans("ClC(Cl)(Cl)c1ccc2ccccc2c1"))
+    first.metrics["constraints"][2]["value"].append(99)
+    first.metrics["constraints"][2]["value"][0] = 3
+    again = check(TWO_RINGS, _ans("ClC(Cl)(Cl)c1ccc2ccccc2c1"))
+    assert again.metrics["constraints"][2]["value"] == [1, 2] and not again.correct
+    assert TWO_RINGS.ground_truth["constraints"][2]["value"] == [1, 2]
+
+
 def test_fragments_are_rejected_even_when_they_would_satisfy():
     # two separate benzene rings would game the ring count
     v = check(TWO_RINGS, _ans("Clc1ccccc1.c1ccccc1"))

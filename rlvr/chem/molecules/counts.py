@@ -34,7 +34,7 @@ from rlvr.chem.molecules.reactions import MAX_PRODUCTS, compiled_templates
 from rlvr.chem.molecules.reactions import PREFIX as TEMPLATE_PREFIX
 from rlvr.chem.molecules.rings import bridgehead_atoms, fused_ring_systems, spiro_atoms
 from rlvr.chem.molecules.specs import OX_ELEMENTS
-from rlvr.chem.smiles import mol_formula
+from rlvr.chem.smiles import has_stereo_marks, mol_formula
 
 _HALOGEN_SYMBOLS = ("F", "Cl", "Br", "I", "At")
 _FG_PREFIX = "functional_group_"
@@ -300,11 +300,6 @@ COMPOSITION_KEYS = frozenset({
     "carbon_atom_count", "hetero_atom_count", "halogen_atom_count", "heavy_atom_count", "hydrogen_atom_count",
     "molecular_formula_count",
 })
-
-
-def has_stereo_marks(smiles: str) -> bool:
-    """Whether a SMILES string writes any stereo (``@``, ``/``, ``\\``): without, a parse has none."""
-    return "@" in smiles or "/" in smiles or "\\" in smiles
 
 
 def count_values(mol: Chem.Mol, keys: Iterable[str], *, smiles: str | None = None) -> dict[str, Any]:
