@@ -137,7 +137,7 @@ def _clear_gen_caches() -> None:
     from rlvr.checkers import molecules
 
     features.clear_caches()
-    molecules._features_of.cache_clear()
+    molecules._generated.cache_clear()
 
 
 def main() -> None:

@@ -116,6 +116,8 @@ def check_value(key: str, pred: Any, true: Any) -> tuple[bool, bool, str]:
 
 
 def _reward_mode(options: Mapping[str, Any]) -> str:
+    if not options:
+        return "binary"
     unknown = sorted(set(options) - {"reward"})
     if unknown:
         raise TypeError(f"molecular checkers got an unexpected keyword argument {unknown[0]!r} (valid: reward)")
@@ -199,16 +201,16 @@ _DUMMY_ATOM = Chem.MolFromSmarts("[#0]")
 
 
 def _checked(text: str) -> tuple[Chem.Mol | None, Reason]:
-    """:func:`validate_generated` on stripped text; the molecule is the shared parse of :func:`parse_unmarked_smiles`."""
+    """:func:`validate_generated` on stripped text (the molecule may be the shared parse of :func:`parse_smiles`)."""
     if not text:
         return None, Reason.INVALID_SMILES
     if len(text) > MAX_GEN_SMILES_CHARS:
         return None, Reason.TOO_LONG
     try:
-        mol = parse_unmarked_smiles(text)  # RDKit's parse, cached: the counts below reuse it
+        mol = parse_unmarked_smiles(text)
     except SmilesError:  # not a SMILES, or no atoms
         return None, Reason.INVALID_SMILES
-    if mol.HasSubstructMatch(_DUMMY_ATOM):
+    if ("*" in text or "#0" in text) and mol.HasSubstructMatch(_DUMMY_ATOM):  # SMILES writes a dummy atom so
         return None, Reason.INVALID_SMILES
     if mol.GetNumHeavyAtoms() > MAX_GEN_HEAVY_ATOMS or rdMolDescriptors.CalcNumRings(mol) > MAX_GEN_RINGS:
         return None, Reason.TOO_LONG
@@ -226,26 +228,36 @@ def validate_generated(smiles: str) -> tuple[Chem.Mol | None, Reason]:
     return (Chem.Mol(mol) if mol is not None else None), status
 
 
-@lru_cache(maxsize=8192)
-def _generated_status(text: str) -> Reason:
-    """The status :func:`validate_generated` gives stripped ``text`` (cached: a group of samples repeats molecules)."""
-    return _checked(text)[1]
-
-
-@lru_cache(maxsize=4096)
-def _features_of(smiles: str, keys: tuple[str, ...], convention: str = "rlvr") -> tuple[dict[str, Any] | None, str]:
-    """The values of the known ``keys`` for a generated molecule (unknown keys are left out)."""
-    known = [k for k in keys if k in KEY_TO_SPEC or (convention != "rlvr" and is_feature_key(k, convention))]
+def _features_on(mol: Chem.Mol, smiles: str, keys: tuple[str, ...],
+                 convention: str) -> tuple[dict[str, Any] | None, str]:
+    """The values of the known ``keys`` for a generated molecule (``mol``, parsed from ``smiles``;
+    unknown keys are left out), or None and why."""
     try:
         if convention == "rlvr":  # counts key by key, the rest from only the solver groups they need
-            values = count_values(parse_unmarked_smiles(smiles), known, smiles=smiles)
-            rest = [k for k in known if k not in values]
+            values = count_values(mol, keys, smiles=smiles)  # an unknown key has no count
+            rest = [k for k in keys if k not in values and k in KEY_TO_SPEC]
             if rest:
                 values.update(molecule_features_for(smiles, rest))
             return values, "ok"
+        known = [k for k in keys if k in KEY_TO_SPEC or is_feature_key(k, convention)]
         return molecule_features(smiles, known, convention=convention), "ok"
     except (FeatureError, ValueError) as exc:
         return None, f"feature_error: {exc}"[:200]
+
+
+@lru_cache(maxsize=8192)
+def _generated(text: str, keys: tuple[str, ...], convention: str = "rlvr") -> tuple[Reason, dict[str, Any] | None, str]:
+    """``(status, values, why)`` of a generated molecule (stripped ``text``): its :func:`validate_generated`
+    status, then the values of ``keys`` (None when they cannot be computed, and why).
+
+    One parse serves both and is dropped once the values are known; the result is cached, since a
+    group of samples repeats molecules.
+    """
+    mol, status = _checked(text)
+    if mol is None:
+        return status, None, ""
+    values, why = _features_on(mol, text, keys, convention)
+    return status, values, why
 
 
 def task_convention(task: Task) -> str:
@@ -279,14 +291,21 @@ def _constraints_key(raw: list) -> tuple | None:
     return tuple(out)
 
 
+def _parse_constraints(raw: list, convention: str) -> tuple[tuple[Constraint, ...], tuple[str, ...]]:
+    """The constraints of a record and the keys they name (sorted, each once)."""
+    constraints = tuple(Constraint.parse(c, convention) for c in raw)
+    return constraints, tuple(sorted({c.key for c in constraints}))
+
+
 @lru_cache(maxsize=4096)
-def _parsed_constraints(key: tuple, convention: str) -> tuple[Constraint, ...]:
+def _parsed_constraints(key: tuple, convention: str) -> tuple[tuple[Constraint, ...], tuple[str, ...]]:
     raw = [{name: [v for _kind, v in value] if kind is list else value for name, kind, value in c} for c in key]
-    return tuple(Constraint.parse(c, convention) for c in raw)
+    return _parse_constraints(raw, convention)
 
 
-def _constraints(task: Task, convention: str) -> tuple[Constraint, ...]:
-    """The task's constraints (parsed once per record shape; raises :class:`TaskFormatError` for a bad one)."""
+def _constraints(task: Task, convention: str) -> tuple[tuple[Constraint, ...], tuple[str, ...]]:
+    """The task's constraints and the keys they name (parsed once per record shape; raises
+    :class:`TaskFormatError` for a bad one)."""
     raw = task.ground_truth.get("constraints")
     if not isinstance(raw, list) or not raw:
         raise TaskFormatError(f"task {task.id!r}: ground truth needs a non-empty list of constraints")
@@ -294,7 +313,7 @@ def _constraints(task: Task, convention: str) -> tuple[Constraint, ...]:
         key = _constraints_key(raw)
         if key is not None:
             return _parsed_constraints(key, convention)
-        return tuple(Constraint.parse(c, convention) for c in raw)
+        return _parse_constraints(raw, convention)
     except (ValueError, AttributeError, TypeError) as exc:
         raise TaskFormatError(f"task {task.id!r}: bad constraint: {exc}") from exc
 
@@ -307,7 +326,7 @@ def check_gen(task: Task, completion: Any, **options: Any) -> Verdict:
     """Verify a generated molecule against ``task.ground_truth["constraints"]``."""
     mode = _reward_mode(options)
     convention = task_convention(task)
-    constraints = _constraints(task, convention)
+    constraints, keys = _constraints(task, convention)
     base = {"smiles_valid": False, "constraints": [], "n_constraints": len(constraints)}
 
     def fail(reason: Reason, **extra: Any) -> Verdict:
@@ -330,23 +349,28 @@ def check_gen(task: Task, completion: Any, **options: Any) -> Verdict:
     if not isinstance(smiles, str):
         return fail(Reason.WRONG_TYPE, source=source)
     text = smiles.strip()
-    status = _generated_status(text) if len(text) <= MAX_GEN_SMILES_CHARS else Reason.TOO_LONG
+    if len(text) > MAX_GEN_SMILES_CHARS:
+        return fail(Reason.TOO_LONG, source=source)
+    status, features, why = _generated(text, keys, convention)
     if status != Reason.OK:
         return fail(status, source=source)
-    features, why = _features_of(text, tuple(sorted({c.key for c in constraints})), convention)
     if features is None:
         return fail(Reason.INVALID_SMILES, source=source, error=why)
     results: dict[str, dict[str, Any]] = {}
     details = []
+    reason = Reason.OK
     for i, c in enumerate(constraints):
         actual = features.get(c.key)
         ok = actual is not None and c.holds(actual)
-        status = Reason.OK if ok else ("unsupported_constraint" if c.key not in features else Reason.CONSTRAINT_FAILED)
+        if ok:
+            status = Reason.OK
+        else:
+            status = "unsupported_constraint" if c.key not in features else Reason.CONSTRAINT_FAILED
+            reason = Reason.CONSTRAINT_FAILED
         details.append({**c.to_dict(), "actual": actual if not isinstance(actual, list) else len(actual),
                         "satisfied": bool(ok)})
         name = c.key if c.key not in results else f"{c.key}#{i}"
         results[name] = {"correct": bool(ok), "valid_type": True, "status": status}
-    reason = Reason.OK if all(d["satisfied"] for d in details) else Reason.CONSTRAINT_FAILED
     extra = {**base, "smiles_valid": True, "constraints": details, "source": source, "unknown_keys": unknown[:20],
              "missing_keys": [], "duplicate_keys": [], "invalid_type_keys": []}
     verdict = _verdict(results, extra, reason, mode)

@@ -114,6 +114,8 @@ def canonical_key(answer_key: str, asked: Sequence[str]) -> str | None:
     """
     if not isinstance(answer_key, str) or len(answer_key) > 200:
         return None
+    if answer_key in asked:  # an asked key as such (asked keys normalise to different forms)
+        return answer_key
     norm = normalize_key(answer_key)
     asked_norm = {normalize_key(k): k for k in asked}
     if norm in asked_norm:

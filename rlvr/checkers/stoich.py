@@ -132,22 +132,34 @@ def _bag_parts(truth: BagTruth, terms: list[tuple[str, int]]) -> list | None:
     return out
 
 
+def _exact_verdict(exact: tuple[dict[Any, int], dict[str, Any], dict[str, int]], form: str) -> Verdict:
+    """The verdict on the exact answer (``BagTruth.exact``), written in ``form``."""
+    metrics = dict(exact[1])
+    metrics["diagnostics"] = {"form": form, "n_extra": 0, "n_missing": 0, "wrong_coefficient": [],
+                              "element_delta": dict(exact[2])}
+    return Verdict(reward=1.0, correct=True, metrics=metrics, reason=Reason.OK)
+
+
 def _score_bag(truth: BagTruth, terms: list[tuple[str, int]], form: str, mode: str) -> Verdict | None:
     """The verdict on a parsed bag answer (None: the answer needs the canonical truth)."""
+    exact = truth.exact
+    as_written = truth.as_written
+    if as_written is not None and exact is not None:  # the record's own species and coefficients
+        answer: dict[str, int] = {}
+        for species, k in terms:
+            answer[species] = answer.get(species, 0) + k
+        if answer == as_written:
+            return _exact_verdict(exact, form)
     all_parts = _bag_parts(truth, terms)
     if all_parts is None:
         return None
-    exact = truth.exact
     if exact is not None and None not in all_parts:
         pred: dict[Any, int] = {}
         for (_species, k), parts in zip(terms, all_parts):
             for key, _formula, count in parts:
                 pred[key] = pred.get(key, 0) + k * count
         if pred == exact[0]:  # the exact answer: a known verdict
-            metrics = dict(exact[1])
-            metrics["diagnostics"] = {"form": form, "n_extra": 0, "n_missing": 0, "wrong_coefficient": [],
-                                      "element_delta": dict(exact[2])}
-            return Verdict(reward=1.0, correct=True, metrics=metrics, reason=Reason.OK)
+            return _exact_verdict(exact, form)
     pred = {}
     formulas: dict[Any, Formula] = {}
     written: dict[Any, str] = {}
@@ -186,7 +198,7 @@ def _score_bag(truth: BagTruth, terms: list[tuple[str, int]], form: str, mode: s
         "wrong_coefficient": sorted(wrong)[:_MAX_LISTED] if wrong else [],
     }
     if valid:  # predicted minus reference totals, as conservation_delta(reference, prediction) computes them
-        delta = bag_delta(pred, formulas, truth.reference_total)
+        delta = bag_delta(pred, formulas, truth.totals)
         metrics.update(balance_rates(delta))
         diagnostics["element_delta"] = delta
     else:

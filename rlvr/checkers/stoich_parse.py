@@ -14,7 +14,7 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any, Mapping, NamedTuple
 
-from rlvr.chem.formula import Formula, parse_formula
+from rlvr.chem.formula import MAX_FORMULA_CHARS, Formula, parse_formula, plain_formula
 from rlvr.chem.notation import (
     MAX_COEFFICIENT,
     MAX_TERMS,
@@ -127,10 +127,12 @@ def formula_parts(text: str) -> tuple[SpeciesPart, ...] | None:
     """
     if len(text) > MAX_SPECIES_CHARS:
         return None
-    try:
-        formula = parse_formula(text)
-    except (ValueError, RuntimeError):
-        return None
+    formula = plain_formula(text) if len(text) <= MAX_FORMULA_CHARS else None  # what parse_formula tries first
+    if formula is None:
+        try:
+            formula = parse_formula(text)
+        except (ValueError, RuntimeError):
+            return None
     return (SpeciesPart((formula.counts, formula.charge), formula, 1),)
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from math import gcd, isfinite
 from typing import Any
 
@@ -145,12 +145,21 @@ class BagTruth:
     bag: dict[Any, int]  # canonical (or written) key -> coefficient
     formulas: dict[str, Formula]
     reference: tuple[tuple[Formula, int], ...]  # what the predicted bag must conserve
-    #: element (and ``"charge"``) totals of ``reference``
-    reference_total: Mapping[str, int] = field(default_factory=dict)
+    #: element (and ``"charge"``) totals of ``reference`` (None: computed when first read, :attr:`totals`;
+    #: not compared, since ``reference`` determines them)
+    reference_total: Mapping[str, int] | None = field(default=None, compare=False)
     #: written build only: each species string of the record -> its parts (None: the canonical build)
     written: Mapping[str, tuple[SpeciesPart, ...]] | None = None
     #: written build only: ``(bag, metrics, element_delta)`` of the exact answer, whose verdict is always the same
     exact: tuple[dict[Any, int], dict[str, Any], dict[str, int]] | None = None
+    #: written build only, when kept: the record's ``{species: coefficient}`` as written; an answer
+    #: that sums to it is the exact answer (not compared: the fields above determine the verdicts)
+    as_written: Mapping[str, int] | None = field(default=None, compare=False)
+
+    @cached_property
+    def totals(self) -> Mapping[str, int]:
+        """:attr:`reference_total`, computed from :attr:`reference` when the build left it out."""
+        return self.reference_total if self.reference_total is not None else _totals(self.reference)
 
 
 def bag_delta(pred: Mapping[Any, int], formulas: Mapping[Any, Formula], reference_total: Mapping[str, int]) -> dict[str, int]:
@@ -200,16 +209,17 @@ def _bag_truth(encoding: StrictEncoding, bag: dict[Any, int], formulas: dict[Any
     return BagTruth(encoding, bag, formulas, reference, reference_total, written, (exact_bag, metrics, delta))
 
 
-_STR_INT = frozenset((str, int))
+_INT_ONLY = frozenset((int,))
 
 
 def _mapping_key(value: Any) -> tuple | None:
-    """``{str: int}`` record field as a hashable key (None: another shape, not cached).
+    """``{species: int}`` record field as a hashable key (None: another shape, not cached).
 
-    Keys and values are checked together (their types must be exactly ``str`` and ``int``): a
-    key equal to a cached ``{str: int}`` key then has ``str`` keys and ``int`` values too.
+    The values must be exactly ``int`` (``True`` or ``Decimal(1)`` equal ``1`` but are malformed
+    coefficients), so a key equal to a cached one has ``int`` values too. Species need no check: a
+    string equals only a string, and a record with any other species is malformed (never cached).
     """
-    if type(value) is not dict or not value or {*map(type, value), *map(type, value.values())} != _STR_INT:
+    if type(value) is not dict or not value or set(map(type, value.values())) != _INT_ONLY:
         return None
     return tuple(value.items())
 
@@ -259,47 +269,54 @@ def products_truth(task: Task) -> BagTruth:
 
 
 def _formula_terms(items: tuple[tuple[str, int], ...], seen: dict[str, tuple[SpeciesPart, ...]],
-                   bag: dict[Any, int], formulas: dict[Any, Formula], total: dict[str, int]) -> bool:
-    """Add ``(formula, coefficient)`` record items to a written bag keyed by composition and to element
-    (and ``"charge"``) totals, in one pass; False when an item needs the general builder (a coefficient
-    out of range, a formula that does not parse)."""
-    charge = 0
+                   bag: dict[Any, int], formulas: dict[Any, Formula], net: dict[Any, int], sign: int) -> bool:
+    """Add ``(formula, coefficient)`` record items to a written bag keyed by composition, and ``sign``
+    times each coefficient to ``net`` (composition -> coefficient); False when an item needs the
+    general builder (a coefficient out of range, a species that is not a formula)."""
     for species, k in items:
-        parts = formula_parts(species)
+        parts = formula_parts(species) if type(species) is str else None
         if parts is None or not 1 <= k <= MAX_COEFFICIENT:
             return False
         seen[species] = parts
         key, formula, _count = parts[0]
         bag[key] = bag.get(key, 0) + k
         formulas[key] = formula
-        for el, n in key[0]:
-            total[el] = total.get(el, 0) + n * k
-        charge += key[1] * k
-    total["charge"] = total.get("charge", 0) + charge
+        net[key] = net.get(key, 0) + sign * k
     return True
 
 
 def _formula_products_written(raw: tuple[tuple[str, int], ...], inputs: tuple[tuple[str, int], ...]) -> BagTruth | None:
     """The written products truth of a formula-encoded record with ``{str: int}`` fields, in one pass over
-    its species (what :func:`_products_truth` builds with ``written=True``); None: use the general builder."""
+    its species (what :func:`_products_truth` builds with ``written=True``); None: use the general builder.
+
+    The exact answer's element delta is summed over the net coefficient of each composition
+    (products minus inputs), so the species an answer carries over unchanged cost nothing there.
+    """
     seen: dict[str, tuple[SpeciesPart, ...]] = {}
     bag: dict[Any, int] = {}
     formulas: dict[Any, Formula] = {}
-    total: dict[str, int] = {}
     in_bag: dict[Any, int] = {}
     in_formulas: dict[Any, Formula] = {}
-    reference_total: dict[str, int] = {}
-    if not (_formula_terms(raw, seen, bag, formulas, total)
-            and _formula_terms(inputs, seen, in_bag, in_formulas, reference_total)):
+    net: dict[Any, int] = {}
+    if not (_formula_terms(raw, seen, bag, formulas, net, 1)
+            and _formula_terms(inputs, seen, in_bag, in_formulas, net, -1)):
         return None
-    for el, n in reference_total.items():
-        total[el] = total.get(el, 0) - n
+    total: dict[str, int] = {}
+    charge = 0
+    for key, k in net.items():
+        if k:
+            formula = formulas[key] if key in formulas else in_formulas[key]
+            for el, n in formula.counts:
+                total[el] = total.get(el, 0) + n * k
+            charge += formula.charge * k
+    if charge:
+        total["charge"] = charge
     delta = {el: v for el, v in sorted(total.items()) if v}
     metrics: dict[str, Any] = {"em": 1.0, "jaccard": 1.0, "f1": 1.0, "tp": sum(bag.values()), "fp": 0, "fn": 0,
                                "mol_em": 1.0, "mol_jaccard": 1.0, "mol_f1": 1.0, "valid": 1.0}
     metrics.update(balance_rates(delta))
     reference = tuple((in_formulas[key], k) for key, k in in_bag.items())
-    return BagTruth("formula", bag, formulas, reference, reference_total, seen, (bag, metrics, delta))
+    return BagTruth("formula", bag, formulas, reference, None, seen, (bag, metrics, delta), dict(raw))
 
 
 @lru_cache(maxsize=4096)
@@ -461,8 +478,8 @@ def _formula_balance_written(reactants: tuple[str, ...], products: tuple[str, ..
         keys.append(key)
         formulas.append(formula)
         written[text] = key
-        elements.update(el for el, _n in key[0])
-        charged = charged or key[1] != 0
+        elements.update(el for el, _n in formula.counts)
+        charged = charged or formula.charge != 0
     rows = (*sorted(elements), "charge") if charged else tuple(sorted(elements))
     exact = not _balance_delta(n_reactants, formulas, coefficients) and gcd(*coefficients) == 1
     return BalanceTruth("formula", n_reactants, tuple(formulas), tuple(keys), coefficients, index, rows, written, exact)

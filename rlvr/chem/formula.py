@@ -29,7 +29,8 @@ _HYDRATE_SPLIT = re.compile(r"[.·•*]")
 #: a plain formula (element symbols with counts, nothing else): read without the general tokenizer
 _PLAIN = re.compile(r"(?:[A-Z][a-z]?\d*)+")
 _PLAIN_TOKEN = re.compile(r"([A-Z][a-z]?)(\d*)")
-_MAX_FORMULA_CHARS = 500
+#: longer formula text is rejected unread
+MAX_FORMULA_CHARS = 500
 _MAX_COUNT = 10_000
 
 
@@ -187,7 +188,7 @@ def parse_formula(text: str) -> Formula:
     text = text.strip()
     if not text:
         raise FormulaError("empty formula")
-    if len(text) > _MAX_FORMULA_CHARS:
+    if len(text) > MAX_FORMULA_CHARS:
         raise FormulaError("formula too long")
     plain = plain_formula(text)
     if plain is not None:

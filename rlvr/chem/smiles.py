@@ -49,17 +49,27 @@ def parse_smiles(smiles: str) -> Chem.Mol:
     return mol
 
 
+#: the sanitisation of :func:`parse_unmarked_smiles`: all of it but the chirality and atropisomer
+#: clean-ups, which act only on stereo the text cannot write
+_UNMARKED_SANITIZE = (Chem.SanitizeFlags.SANITIZE_ALL ^ Chem.SanitizeFlags.SANITIZE_CLEANUPCHIRALITY
+                      ^ Chem.SanitizeFlags.SANITIZE_CLEANUPATROPISOMERS)
+
+
 def has_stereo_marks(smiles: str) -> bool:
     """Whether a SMILES string writes any stereo (``@``, ``/``, ``\\``): without, a parse has none."""
     return "@" in smiles or "/" in smiles or "\\" in smiles
 
 
-@lru_cache(maxsize=65536)
 def parse_unmarked_smiles(smiles: str) -> Chem.Mol:
     """:func:`parse_smiles`, a quarter quicker for text that writes no stereo (``@``, ``/``, ``\\``) and no
     hydrogen (no ``H`` anywhere): RDKit's parse without sanitisation, then ``SanitizeMol``. What
     ``MolFromSmiles`` adds to that, hydrogen removal and stereo perception, has nothing to act on in
-    such text; other text takes :func:`parse_smiles`. Raises :class:`SmilesError` as it does.
+    such text, nor have the chirality and atropisomer clean-ups of sanitisation, which are left out;
+    other text takes :func:`parse_smiles`. Raises :class:`SmilesError` as it does.
+
+    Not cached: such text gives a new molecule on every call (for a caller that keeps only what it
+    computes from it); other text gives the cached, shared parse of :func:`parse_smiles`, which
+    the caller must not modify.
     """
     if not isinstance(smiles, str) or has_stereo_marks(smiles) or "H" in smiles:
         return parse_smiles(smiles)
@@ -70,7 +80,7 @@ def parse_unmarked_smiles(smiles: str) -> Chem.Mol:
     if mol is None or mol.GetNumAtoms() == 0:
         raise SmilesError(f"invalid SMILES {smiles!r}")
     try:
-        Chem.SanitizeMol(mol)
+        Chem.SanitizeMol(mol, _UNMARKED_SANITIZE)
     except (ValueError, RuntimeError) as exc:  # RDKit's sanitisation errors are ValueErrors
         raise SmilesError(f"invalid SMILES {smiles!r}") from exc
     return mol

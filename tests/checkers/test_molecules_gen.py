@@ -73,6 +73,8 @@ def test_fragments_are_rejected_even_when_they_would_satisfy():
     (_ans("c1cccc1"), "invalid_smiles"),  # cannot be kekulised
     (_ans("C(C)(C)(C)(C)C"), "invalid_smiles"),  # pentavalent carbon
     (_ans("*c1ccc2ccccc2c1Cl"), "invalid_smiles"),  # dummy atom
+    (_ans("[#0]c1ccc2ccccc2c1Cl"), "invalid_smiles"),  # a dummy atom by atomic number
+    (_ans("[1*]c1ccc2ccccc2c1[C@H](N)O"), "invalid_smiles"),  # a labelled dummy atom, with stereo
     (_ans(""), "invalid_smiles"),
     (_ans("C" * (MAX_GEN_SMILES_CHARS + 1)), "too_long"),
     (_ans("C" * 150), "too_long"),  # more heavy atoms than the cap

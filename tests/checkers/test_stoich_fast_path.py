@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from decimal import Decimal
 
 import pytest
 from rdkit import Chem
@@ -314,7 +315,9 @@ def test_one_pass_formula_truth_equals_the_general_build(products, inputs):
     fast = truth._formula_products_written(items, input_items)
     general = truth._products_truth(truth._Record("hand", "formula"), products, inputs, written=True)
     assert fast is not None and fast == general
+    assert fast.totals == general.totals == general.reference_total  # the fast build sums them when first read
     assert json.dumps(fast.exact[1]) == json.dumps(general.exact[1])  # metric key order too
+    assert json.dumps(fast.exact[2]) == json.dumps(general.exact[2])  # the exact answer's element delta, in order
     species = list(inputs) + list(products)
     reactants, rest = tuple(species[:1]), tuple(dict.fromkeys(species[1:]))
     coefficients = tuple(range(1, 1 + len(reactants) + len(rest)))
@@ -335,3 +338,12 @@ def test_one_pass_formula_truth_defers_odd_records_to_the_general_build():
     assert truth._formula_products_written((("H2O", 0),), (("H2O", 1),)) is None
     assert truth._formula_balance_written(("C2H6O", "CH3CH2OH"), ("H2O",), (1, 1, 1)) is None  # twice on a side
     assert truth._formula_balance_written(("H2",), ("H2O",), (1,)) is None  # a coefficient missing
+
+
+@pytest.mark.parametrize("products", [{"CO2": True}, {"CO2": Decimal(1)}, {1: 1}])
+def test_a_malformed_record_equal_to_a_cached_one_still_raises(products):
+    good = _bag_task({"CO2": 1}, {"CO2": 1}, encoding="formula", task_id="cached")
+    assert rlvr.verify(good, tag("{1}CO2")).correct  # its truth is cached now
+    bad = _bag_task(products, {"CO2": 1}, encoding="formula", task_id="cached")  # equal as a dict, or malformed
+    with pytest.raises(TaskFormatError):
+        rlvr.verify(bad, tag("{1}CO2"))

@@ -37,7 +37,10 @@ def test_quick_parse_equals_the_full_parse_on_pool_molecules():
             assert a.GetRingInfo().AtomRings() == b.GetRingInfo().AtomRings()
 
 
-def test_quick_parse_is_cached_and_non_strings_fail_cleanly():
-    assert parse_unmarked_smiles("CCN") is parse_unmarked_smiles("CCN")
+def test_quick_parse_gives_a_new_molecule_and_non_strings_fail_cleanly():
+    first = parse_unmarked_smiles("CCN")
+    assert first is not parse_unmarked_smiles("CCN")  # not kept: the caller owns it
+    assert Chem.MolToSmiles(first) == "CCN"
+    assert parse_unmarked_smiles("C[C@H](N)O") is parse_smiles("C[C@H](N)O")  # marked text: the shared full parse
     with pytest.raises(SmilesError):
         parse_unmarked_smiles(None)  # type: ignore[arg-type]

@@ -25,6 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from rdkit import Chem
+from rdkit.Chem import rdMolDescriptors
 
 from rlvr.chem.molecules import solvers
 from rlvr.chem.molecules.functional_groups import MAX_MATCHES, compiled_patterns
@@ -63,9 +64,10 @@ class _Molecule:
     def perceived(self) -> Chem.Mol:
         """A copy after the stereo perception the solvers run first (it can clear stereo marks; without
         marks it changes nothing the patterns read, and the molecule itself serves)."""
+        if not self.stereo_marks:
+            return self.mol
+
         def make() -> Chem.Mol:
-            if not self.stereo_marks:
-                return self.mol
             work = Chem.Mol(self.mol)
             Chem.AssignStereochemistry(work, cleanIt=True, force=True)
             return work
@@ -87,15 +89,6 @@ class _Molecule:
         return self._get("rings", make)
 
     @property
-    def ring_values(self) -> dict[str, Any]:
-        """Every ring count, as :func:`rlvr.chem.molecules.solvers._ring_features` gives it."""
-        def make() -> dict[str, Any]:
-            values: dict[str, Any] = {}
-            solvers._ring_features(self.mol, values)
-            return values
-        return self._get("ring_values", make)
-
-    @property
     def stereo(self) -> dict[str, Any]:
         def make() -> dict[str, Any]:
             values: dict[str, Any] = {}
@@ -113,8 +106,19 @@ class _Molecule:
         return self._get("oxidation", make)
 
 
-def _ring_count(name: str) -> Callable[[_Molecule], Any]:
-    return lambda m: m.ring_values[name] if name.endswith("_count") else None
+#: ring classes as :func:`rlvr.chem.molecules.solvers._ring_features` sorts the rings (all bonds aromatic;
+#: some bond not aromatic; some atom not carbon; all bonds single), counted by RDKit on the same rings
+_RING_CLASS_COUNTS: dict[str, Callable[[Chem.Mol], int]] = {
+    "aromatic_ring_count": rdMolDescriptors.CalcNumAromaticRings,
+    "aliphatic_ring_count": rdMolDescriptors.CalcNumAliphaticRings,
+    "heterocycle_count": rdMolDescriptors.CalcNumHeterocycles,
+    "saturated_ring_count": rdMolDescriptors.CalcNumSaturatedRings,
+}
+
+
+def _ring_class_count(key: str) -> Callable[[_Molecule], int]:
+    count = _RING_CLASS_COUNTS[key]
+    return lambda m: count(m.mol)
 
 
 def _fused_count(m: _Molecule) -> int:
@@ -135,7 +139,7 @@ def _spiro_count(m: _Molecule) -> int:
 
 def _ring_size(which: str) -> Callable[[_Molecule], int]:
     def value(m: _Molecule) -> int:
-        sizes = [len(r) for r in m.rings[0]]
+        sizes = [len(r) for r in m.mol.GetRingInfo().AtomRings()]
         return (min(sizes) if which == "smallest" else max(sizes)) if sizes else 0
     return value
 
@@ -149,7 +153,13 @@ def _matches(pattern: Chem.Mol) -> Callable[[_Molecule], int]:
     return lambda m: len(m.mol.GetSubstructMatches(pattern))
 
 
+def _atoms_matching(pattern: Chem.Mol) -> Callable[[_Molecule], int]:
+    """Atoms matching a one-atom pattern, however many (hydrogen atoms in the graph included)."""
+    return lambda m: len(m.mol.GetSubstructMatches(pattern, maxMatches=m.mol.GetNumAtoms() + 1))
+
+
 _CARBON = Chem.MolFromSmarts("[#6]")
+_HALOGEN = Chem.MolFromSmarts("[#9,#17,#35,#53,#85]")
 #: carbons with one heavy neighbour, with three or more, and sp3 carbons
 _TERMINUS = Chem.MolFromSmarts("[#6;D1]")
 _BRANCH = Chem.MolFromSmarts("[#6;!D0;!D1;!D2]")
@@ -163,18 +173,19 @@ def _longest_chain(m: _Molecule) -> int | None:
 
 
 def _composition(key: str) -> Callable[[_Molecule], Any]:
-    """Atom counts read off the molecular formula (isotopes count as their element)."""
+    """Atom counts, as the molecular formula gives them (isotopes count as their element)."""
     if key == "molecular_formula_count":
         return lambda m: m.formula.hill()
-    if key == "hydrogen_atom_count":
-        return lambda m: m.elements.get("H", 0)
+    if key == "hydrogen_atom_count":  # the graph's hydrogen atoms and those attached to its atoms
+        return lambda m: m.mol.GetNumAtoms(onlyExplicit=False) - m.mol.GetNumHeavyAtoms()
     if key == "carbon_atom_count":
-        return lambda m: m.elements.get("C", 0)
+        return _atoms_matching(_CARBON)
     if key == "halogen_atom_count":
-        return lambda m: sum(m.elements.get(x, 0) for x in _HALOGEN_SYMBOLS)
+        return _atoms_matching(_HALOGEN)
     if key == "heavy_atom_count":
         return lambda m: m.mol.GetNumHeavyAtoms()
-    return lambda m: m.mol.GetNumHeavyAtoms() - m.elements.get("C", 0)  # hetero_atom_count
+    carbons = _atoms_matching(_CARBON)
+    return lambda m: m.mol.GetNumHeavyAtoms() - carbons(m)  # hetero_atom_count
 
 
 def _pattern_atoms(pattern: Chem.Mol) -> Callable[[_Molecule], int]:
@@ -230,6 +241,15 @@ def _oxidation(element: str, which: str) -> Callable[[_Molecule], int]:
     return value
 
 
+def _murcko_count(m: _Molecule) -> int:
+    """The atoms of the Murcko scaffold (``solvers._murcko`` without the atom indices and the SMILES)."""
+    mol = m.perceived
+    if mol.GetRingInfo().NumRings() == 0:
+        return 0
+    scaffold = Chem.MurckoDecompose(mol)  # what MurckoScaffold.GetScaffoldForMol returns, before its clean-ups
+    return 0 if scaffold is None else scaffold.GetNumAtoms()
+
+
 def _murcko(key: str) -> Callable[[_Molecule], Any]:
     def value(m: _Molecule) -> Any:
         values: dict[str, Any] = {}
@@ -258,14 +278,13 @@ def _solver(key: str) -> Callable[[_Molecule], Any] | None:
 
 
 _SOLVERS: dict[str, Callable[[_Molecule], Any]] = {
-    "ring_count": lambda m: len(m.rings[0]),
+    "ring_count": lambda m: m.mol.GetRingInfo().NumRings(),
     "fused_ring_count": _fused_count,
     "bridgehead_count": _bridgehead_count,
     "spiro_count": _spiro_count,
     "smallest_largest_ring_size_smallest_count": _ring_size("smallest"),
     "smallest_largest_ring_size_largest_count": _ring_size("largest"),
-    **{f"{name}_count": _ring_count(f"{name}_count")
-       for name in ("aromatic_ring", "aliphatic_ring", "heterocycle", "saturated_ring")},
+    **{key: _ring_class_count(key) for key in _RING_CLASS_COUNTS},
     "chain_termini_count": _matches(_TERMINUS),
     "branch_point_count": _matches(_BRANCH),
     "csp3_carbon_count": _matches(_CSP3),
@@ -277,7 +296,7 @@ _SOLVERS: dict[str, Callable[[_Molecule], Any]] = {
     "hbd_count": _pattern_atoms(solvers.HBOND_PATTERNS["hbd"]),
     "rotatable_bond_count": _rotatable,
     **{f"{_OX_PREFIX}{el}_{mm}_count": _oxidation(el, mm) for el in OX_ELEMENTS for mm in ("max", "min")},
-    "murcko_scaffold_count": _murcko("murcko_scaffold_count"),
+    "murcko_scaffold_count": _murcko_count,
     "murcko_scaffold_value": _murcko("murcko_scaffold_value"),
 }
 
