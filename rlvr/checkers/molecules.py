@@ -212,7 +212,9 @@ def _checked(text: str) -> tuple[Chem.Mol | None, Reason]:
         return None, Reason.INVALID_SMILES
     if ("*" in text or "#0" in text) and mol.HasSubstructMatch(_DUMMY_ATOM):  # SMILES writes a dummy atom so
         return None, Reason.INVALID_SMILES
-    if mol.GetNumHeavyAtoms() > MAX_GEN_HEAVY_ATOMS or rdMolDescriptors.CalcNumRings(mol) > MAX_GEN_RINGS:
+    # every heavy atom takes at least one character of the text
+    too_many_atoms = len(text) > MAX_GEN_HEAVY_ATOMS and mol.GetNumHeavyAtoms() > MAX_GEN_HEAVY_ATOMS
+    if too_many_atoms or rdMolDescriptors.CalcNumRings(mol) > MAX_GEN_RINGS:
         return None, Reason.TOO_LONG
     if "." in text and len(Chem.GetMolFrags(mol)) != 1:  # a SMILES without a dot is one connected molecule
         return None, Reason.MULTIPLE_FRAGMENTS

@@ -60,9 +60,15 @@ def has_stereo_marks(smiles: str) -> bool:
     return "@" in smiles or "/" in smiles or "\\" in smiles
 
 
+def may_write_hydrogen(smiles: str) -> bool:
+    """Whether a SMILES string may write a hydrogen (``[H]``, ``[2H]``, ``[nH]``, or by atomic number,
+    ``[#1]``): without, its parse holds no hydrogen atom and no hydrogen count written in brackets."""
+    return "H" in smiles or "#1" in smiles
+
+
 def parse_unmarked_smiles(smiles: str) -> Chem.Mol:
     """:func:`parse_smiles`, a quarter quicker for text that writes no stereo (``@``, ``/``, ``\\``) and no
-    hydrogen (no ``H`` anywhere): RDKit's parse without sanitisation, then ``SanitizeMol``. What
+    hydrogen (:func:`may_write_hydrogen`): RDKit's parse without sanitisation, then ``SanitizeMol``. What
     ``MolFromSmiles`` adds to that, hydrogen removal and stereo perception, has nothing to act on in
     such text, nor have the chirality and atropisomer clean-ups of sanitisation, which are left out;
     other text takes :func:`parse_smiles`. Raises :class:`SmilesError` as it does.
@@ -71,7 +77,7 @@ def parse_unmarked_smiles(smiles: str) -> Chem.Mol:
     computes from it); other text gives the cached, shared parse of :func:`parse_smiles`, which
     the caller must not modify.
     """
-    if not isinstance(smiles, str) or has_stereo_marks(smiles) or "H" in smiles:
+    if not isinstance(smiles, str) or has_stereo_marks(smiles) or may_write_hydrogen(smiles):
         return parse_smiles(smiles)
     text = smiles.strip()
     if not text or len(text) > MAX_SMILES_CHARS or not text.isascii():

@@ -9,7 +9,8 @@ from rlvr.chem.smiles import SmilesError, parse_smiles, parse_unmarked_smiles
 
 INVALID = ["c1cccc1", "C(C)(C)(C)(C)C", "c1ccnc1", "C1CC", "CC(", "Q", "", "   ", "C" * 1_001, "CCÖ", "\ud800",
            "[Na+].", "*", "C1=CC=CC=C1C(=O)(O)O", "[NH5]", "n1cccc1"]
-MARKED = ["C[C@H](N)C(=O)O", "F/C=C/F", "[2H]C", "[H]OC", "C[C@@H]1CC[C@H](C)CC1", "[Hg+2]"]
+MARKED = ["C[C@H](N)C(=O)O", "F/C=C/F", "[2H]C", "[H]OC", "C[C@@H]1CC[C@H](C)CC1", "[Hg+2]",
+          "[#1]C", "C[#1]", "[2#1]C", "[#1][#1]"]  # hydrogen by atomic number
 
 
 def _outcome(parse, text):

@@ -35,7 +35,7 @@ from rlvr.chem.molecules.reactions import MAX_PRODUCTS, compiled_templates
 from rlvr.chem.molecules.reactions import PREFIX as TEMPLATE_PREFIX
 from rlvr.chem.molecules.rings import bridgehead_atoms, fused_ring_systems, spiro_atoms
 from rlvr.chem.molecules.specs import OX_ELEMENTS
-from rlvr.chem.smiles import has_stereo_marks, mol_formula
+from rlvr.chem.smiles import has_stereo_marks, may_write_hydrogen, mol_formula
 
 _HALOGEN_SYMBOLS = ("F", "Cl", "Br", "I", "At")
 _FG_PREFIX = "functional_group_"
@@ -208,9 +208,14 @@ def _template_patterns() -> dict[str, Chem.Mol]:
 
 
 def _functional_group(name: str) -> Callable[[_Molecule], int]:
+    patterns = _group_patterns()[name]
+    if len(patterns) == 1:  # uniquified matches of one pattern are distinct atom sets already
+        (pattern,) = patterns
+        return lambda m: len(m.perceived.GetSubstructMatches(pattern, uniquify=True, maxMatches=MAX_MATCHES))
+
     def value(m: _Molecule) -> int:
         seen: set[tuple[int, ...]] = set()
-        for pattern in _group_patterns()[name]:
+        for pattern in patterns:
             for match in m.perceived.GetSubstructMatches(pattern, uniquify=True, maxMatches=MAX_MATCHES):
                 seen.add(tuple(sorted(match)))
         return len(seen)
@@ -331,7 +336,7 @@ def count_values(mol: Chem.Mol, keys: Iterable[str], *, smiles: str | None = Non
     stereo perception.
     """
     m = _Molecule(mol, stereo=True if smiles is None else has_stereo_marks(smiles))
-    explicit_h = has_explicit_hydrogens(mol)
+    explicit_h = (smiles is None or may_write_hydrogen(smiles)) and has_explicit_hydrogens(mol)
     out: dict[str, Any] = {}
     for key in keys:
         solver = _solver(key)
