@@ -45,6 +45,7 @@ from rlvr.checkers.stoich_truth import (
     balance_delta,
     balance_truth,
     byproduct_truth,
+    formula_products_exact,
     products_truth,
     validate_task,
     written_balance_truth,
@@ -132,24 +133,28 @@ def _bag_parts(truth: BagTruth, terms: list[tuple[str, int]]) -> list | None:
     return out
 
 
-def _exact_verdict(exact: tuple[dict[Any, int], dict[str, Any], dict[str, int]], form: str) -> Verdict:
-    """The verdict on the exact answer (``BagTruth.exact``), written in ``form``."""
-    metrics = dict(exact[1])
-    metrics["diagnostics"] = {"form": form, "n_extra": 0, "n_missing": 0, "wrong_coefficient": [],
-                              "element_delta": dict(exact[2])}
-    return Verdict(reward=1.0, correct=True, metrics=metrics, reason=Reason.OK)
+def _exact_verdict(metrics: Mapping[str, Any], delta: Mapping[str, int], form: str) -> Verdict:
+    """The verdict on the exact answer (its ``metrics`` and element ``delta``), written in ``form``."""
+    out = dict(metrics)
+    out["diagnostics"] = {"form": form, "n_extra": 0, "n_missing": 0, "wrong_coefficient": [],
+                          "element_delta": dict(delta)}
+    return Verdict(reward=1.0, correct=True, metrics=out, reason=Reason.OK)
+
+
+def _as_written(terms: list[tuple[str, int]]) -> dict[str, int]:
+    """An answer's bag as written: each species string with its summed coefficient."""
+    answer: dict[str, int] = {}
+    for species, k in terms:
+        answer[species] = answer.get(species, 0) + k
+    return answer
 
 
 def _score_bag(truth: BagTruth, terms: list[tuple[str, int]], form: str, mode: str) -> Verdict | None:
     """The verdict on a parsed bag answer (None: the answer needs the canonical truth)."""
     exact = truth.exact
     as_written = truth.as_written
-    if as_written is not None and exact is not None:  # the record's own species and coefficients
-        answer: dict[str, int] = {}
-        for species, k in terms:
-            answer[species] = answer.get(species, 0) + k
-        if answer == as_written:
-            return _exact_verdict(exact, form)
+    if as_written is not None and exact is not None and _as_written(terms) == as_written:
+        return _exact_verdict(exact[1], exact[2], form)  # the record's own species and coefficients
     all_parts = _bag_parts(truth, terms)
     if all_parts is None:
         return None
@@ -159,7 +164,7 @@ def _score_bag(truth: BagTruth, terms: list[tuple[str, int]], form: str, mode: s
             for key, _formula, count in parts:
                 pred[key] = pred.get(key, 0) + k * count
         if pred == exact[0]:  # the exact answer: a known verdict
-            return _exact_verdict(exact, form)
+            return _exact_verdict(exact[1], exact[2], form)
     pred = {}
     formulas: dict[Any, Formula] = {}
     written: dict[Any, str] = {}
@@ -228,17 +233,27 @@ def _score_bag(truth: BagTruth, terms: list[tuple[str, int]], form: str, mode: s
     return Verdict(reward=value, correct=correct, metrics=metrics, reason=reason)
 
 
-def _check_bag(task: Task, truth: BagTruth, canonical: Callable[[Task], BagTruth], completion: Any,
-               reward: str) -> Verdict:
-    """Read and score a bag answer against ``truth``; against ``canonical(task)`` when the written truth cannot tell."""
-    mode = _reward_mode(reward)
+def _read_bag(completion: Any) -> tuple[list[tuple[str, int]], str] | Verdict:
+    """The terms and form of a bag answer, or the failure verdict of a completion without one."""
     text, failure = _extract(completion)
     if failure is not None:
         return failure
     try:
-        terms, form = parse_bag_answer(text)
+        return parse_bag_answer(text)
     except AnswerError as exc:
         return _fail(exc.reason, exc.detail)
+
+
+def _check_bag(task: Task, truth: BagTruth, canonical: Callable[[Task], BagTruth], completion: Any,
+               reward: str, answer: tuple[list[tuple[str, int]], str] | Verdict | None = None) -> Verdict:
+    """Read (unless ``answer`` is given: :func:`_read_bag`) and score a bag answer against ``truth``;
+    against ``canonical(task)`` when the written truth cannot tell."""
+    mode = _reward_mode(reward)
+    if answer is None:
+        answer = _read_bag(completion)
+    if isinstance(answer, Verdict):
+        return answer
+    terms, form = answer
     verdict = _score_bag(truth, terms, form, mode)
     if verdict is None:  # a species written otherwise than in the task: compare canonical identities
         verdict = _score_bag(canonical(task), terms, form, mode)
@@ -254,7 +269,13 @@ def check_products(task: Task | Mapping[str, Any], completion: Any, *, reward: s
     of :data:`REWARD_MODES` (``em`` by default).
     """
     task = as_task(task)
-    return _check_bag(task, written_products_truth(task), products_truth, completion, reward)
+    answer = _read_bag(completion)
+    if not isinstance(answer, Verdict) and _as_written(answer[0]) == task.ground_truth.get("products"):
+        exact = formula_products_exact(task)  # the record's own products: the record alone gives the verdict
+        if exact is not None:
+            _reward_mode(reward)
+            return _exact_verdict(*exact, answer[1])
+    return _check_bag(task, written_products_truth(task), products_truth, completion, reward, answer)
 
 
 def check_byproduct(task: Task | Mapping[str, Any], completion: Any, *, reward: str = "em") -> Verdict:

@@ -201,12 +201,17 @@ def _bag_truth(encoding: StrictEncoding, bag: dict[Any, int], formulas: dict[Any
     written = keys.written()
     exact_bag = bag
     delta = bag_delta(exact_bag, formulas, reference_total)
-    # what _score_bag's metrics are on the exact answer (bag_metrics of a bag with itself, valid)
-    tp = sum(exact_bag.values())
+    metrics = exact_metrics(sum(exact_bag.values()), delta)
+    return BagTruth(encoding, bag, formulas, reference, reference_total, written, (exact_bag, metrics, delta))
+
+
+def exact_metrics(tp: int, delta: Mapping[str, int]) -> dict[str, Any]:
+    """The metrics of the exact answer (``bag_metrics`` of a bag with itself, valid, ``tp`` molecules)
+    with the balance rates of its element ``delta``: what ``_score_bag`` gives it."""
     metrics: dict[str, Any] = {"em": 1.0, "jaccard": 1.0, "f1": 1.0, "tp": tp, "fp": 0, "fn": 0,
                                "mol_em": 1.0, "mol_jaccard": 1.0, "mol_f1": 1.0, "valid": 1.0}
     metrics.update(balance_rates(delta))
-    return BagTruth(encoding, bag, formulas, reference, reference_total, written, (exact_bag, metrics, delta))
+    return metrics
 
 
 _INT_ONLY = frozenset((int,))
@@ -219,7 +224,7 @@ def _mapping_key(value: Any) -> tuple | None:
     coefficients), so a key equal to a cached one has ``int`` values too. Species need no check: a
     string equals only a string, and a record with any other species is malformed (never cached).
     """
-    if type(value) is not dict or not value or set(map(type, value.values())) != _INT_ONLY:
+    if not _int_items(value):
         return None
     return tuple(value.items())
 
@@ -312,11 +317,74 @@ def _formula_products_written(raw: tuple[tuple[str, int], ...], inputs: tuple[tu
     if charge:
         total["charge"] = charge
     delta = {el: v for el, v in sorted(total.items()) if v}
-    metrics: dict[str, Any] = {"em": 1.0, "jaccard": 1.0, "f1": 1.0, "tp": sum(bag.values()), "fp": 0, "fn": 0,
-                               "mol_em": 1.0, "mol_jaccard": 1.0, "mol_f1": 1.0, "valid": 1.0}
-    metrics.update(balance_rates(delta))
     reference = tuple((in_formulas[key], k) for key, k in in_bag.items())
-    return BagTruth("formula", bag, formulas, reference, None, seen, (bag, metrics, delta), dict(raw))
+    return BagTruth("formula", bag, formulas, reference, None, seen, (bag, exact_metrics(sum(bag.values()), delta), delta),
+                    dict(raw))
+
+
+def _int_items(value: Any) -> bool:
+    """Whether a record field is a non-empty dict with ``int`` values (what the one-pass builder reads)."""
+    return type(value) is dict and bool(value) and set(map(type, value.values())) == _INT_ONLY
+
+
+def formula_products_exact(task: Task) -> tuple[dict[str, Any], dict[str, int]] | None:
+    """``(metrics, element_delta)`` of the exact answer of a formula-encoded products record, from the
+    record alone: what :func:`written_products_truth` would give it, without building (or caching)
+    the task's table of species. Each species is checked as that build checks it; the element delta
+    sums only the species whose coefficient differs between products and inputs. None for any record
+    that build would not read in one pass (the caller then builds the truth, which reports a
+    malformed record).
+    """
+    ground, meta = task.ground_truth, task.meta
+    raw, inputs = ground.get("products"), meta.get("inputs")
+    if meta.get("encoding") != "formula" or not (_int_items(raw) and _int_items(inputs)):
+        return None
+    slot = _record_slot("products-exact", task.id)
+    known = _slot_value(slot, (raw, inputs))  # the next sample of a group on this record
+    if known is not None:
+        return known
+    result = _formula_exact(raw, inputs)
+    if result is not None:
+        slot[:] = [((dict(raw), dict(inputs)), result)]
+    return result
+
+
+@lru_cache(maxsize=4096)
+def _record_slot(kind: str, task_id: Any) -> list:
+    """One slot per ``kind`` and task id (the latest 4,096 kept), holding ``[(record fields, value)]``:
+    what was read from the record last seen under that id. A record is looked up by its id and
+    compared field by field, which costs less than hashing its fields for a key."""
+    return []
+
+
+def _slot_value(slot: list, fields: tuple) -> Any:
+    """The value a slot holds for exactly these record ``fields`` (equal values; None otherwise)."""
+    if slot:
+        known_fields, value = slot[0]
+        if known_fields == fields:
+            return value
+    return None
+
+
+def _formula_exact(raw: dict[str, int], inputs: dict[str, int]) -> tuple[dict[str, Any], dict[str, int]] | None:
+    net: dict[str, int] = {}
+    for items, sign in ((raw, 1), (inputs, -1)):
+        for species, k in items.items():
+            if type(species) is not str or not 1 <= k <= MAX_COEFFICIENT or formula_parts(species) is None:
+                return None
+            net[species] = net.get(species, 0) + sign * k
+    total: dict[str, int] = {}
+    charge = 0
+    for species, k in net.items():
+        if k:
+            formula = formula_parts(species)[0].formula
+            for el, n in formula.counts:
+                total[el] = total.get(el, 0) + n * k
+            charge += formula.charge * k
+    if charge:
+        total["charge"] = charge
+    delta = {el: v for el, v in sorted(total.items()) if v}
+    return exact_metrics(sum(raw.values()), delta), delta
 
 
 @lru_cache(maxsize=4096)
@@ -464,24 +532,31 @@ def _formula_balance_written(reactants: tuple[str, ...], products: tuple[str, ..
     keys: list[Any] = []
     index: dict[tuple[int, Any], int] = {}
     written: dict[str, Any] = {}
-    elements: set[str] = set()
+    total: dict[str, int] = {}  # products minus reactants, per element (every element of the record a key)
+    charge = 0
     charged = False
     for i, text in enumerate(species):
         parts = formula_parts(text)
-        if parts is None or not 1 <= coefficients[i] <= MAX_COEFFICIENT:
+        k = coefficients[i]
+        if parts is None or not 1 <= k <= MAX_COEFFICIENT:
             return None
         key, formula, _count = parts[0]
-        slot = (0 if i < n_reactants else 1, key)
+        side = 0 if i < n_reactants else 1
+        slot = (side, key)
         if slot in index:
             return None
         index[slot] = i
         keys.append(key)
         formulas.append(formula)
         written[text] = key
-        elements.update(el for el, _n in formula.counts)
-        charged = charged or formula.charge != 0
-    rows = (*sorted(elements), "charge") if charged else tuple(sorted(elements))
-    exact = not _balance_delta(n_reactants, formulas, coefficients) and gcd(*coefficients) == 1
+        signed = k if side else -k
+        for el, n in formula.counts:
+            total[el] = total.get(el, 0) + n * signed
+        if formula.charge:
+            charged = True
+            charge += formula.charge * signed
+    rows = (*sorted(total), "charge") if charged else tuple(sorted(total))
+    exact = not charge and not any(total.values()) and gcd(*coefficients) == 1  # balanced and minimal
     return BalanceTruth("formula", n_reactants, tuple(formulas), tuple(keys), coefficients, index, rows, written, exact)
 
 
@@ -499,10 +574,26 @@ def _written_balance_cached(key: tuple) -> BalanceTruth:
         return _balance_truth_cached(key)  # raises for a malformed record
 
 
+def _typed_list(value: Any, item: type) -> bool:
+    """Whether a record field is a non-empty list of exactly ``item`` values."""
+    return type(value) is list and bool(value) and set(map(type, value)) == {item}
+
+
 def written_balance_truth(task: Task) -> BalanceTruth:
     """:func:`balance_truth` keyed by the species as written (the canonical truth where it cannot be)."""
     gt = task.ground_truth
     reactants, products, coefficients = gt.get("reactants"), gt.get("products"), gt.get("coefficients")
+    if (task.meta.get("encoding") == "formula" and _typed_list(reactants, str) and _typed_list(products, str)
+            and _typed_list(coefficients, int)):  # the common record: read in one pass, kept by task id
+        slot = _record_slot("balance", task.id)
+        fields = (reactants, products, coefficients)
+        truth = _slot_value(slot, fields)
+        if truth is None:
+            truth = _formula_balance_written(tuple(reactants), tuple(products), tuple(coefficients))
+            if truth is not None:
+                slot[:] = [((list(reactants), list(products), list(coefficients)), truth)]
+        if truth is not None:
+            return truth
     key = _cache_key(task, _list_key(reactants, str), _list_key(products, str), _list_key(coefficients, int))
     if key is not None:
         return _written_balance_cached(key)
@@ -587,6 +678,7 @@ def _balance_delta(n_reactants: int, formulas: Iterable[Formula], coefficients: 
 
 
 __all__ = [
-    "BagTruth", "BalanceTruth", "as_task", "bag_delta", "balance_delta", "balance_truth", "byproduct_truth", "pairs_of",
-    "products_truth", "validate_task", "written_balance_truth", "written_byproduct_truth", "written_products_truth",
+    "BagTruth", "BalanceTruth", "as_task", "bag_delta", "balance_delta", "balance_truth", "byproduct_truth",
+    "exact_metrics", "formula_products_exact", "pairs_of", "products_truth", "validate_task", "written_balance_truth",
+    "written_byproduct_truth", "written_products_truth",
 ]

@@ -347,3 +347,50 @@ def test_a_malformed_record_equal_to_a_cached_one_still_raises(products):
     bad = _bag_task(products, {"CO2": 1}, encoding="formula", task_id="cached")  # equal as a dict, or malformed
     with pytest.raises(TaskFormatError):
         rlvr.verify(bad, tag("{1}CO2"))
+
+
+@pytest.mark.parametrize("products,inputs", FORMULA_RECORDS)
+def test_the_exact_answer_read_from_the_record_alone_gets_the_truths_verdict(products, inputs):
+    from rlvr.checkers import stoich_truth as truth
+
+    task = _bag_task(products, inputs, encoding="formula", task_id=f"exact-{len(products)}-{sorted(products)}")
+    answer = tag(".".join(f"{{{k}}}{s}" for s, k in reversed(products.items())))
+    before = truth._written_products_cached.cache_info().currsize
+    verdict = check_products(task, answer, reward="f1")
+    assert truth._written_products_cached.cache_info().currsize == before  # no table of species built
+    reference = check_canonical(task, answer, reward="f1")
+    assert verdict.correct and json.dumps(verdict.to_dict()) == json.dumps(reference.to_dict())
+
+
+@pytest.mark.parametrize("products,inputs", [
+    ({"Xx": 1}, {"Xx": 1}),  # not a formula, carried over unchanged
+    ({"CO2": True}, {"CO2": 1}),
+    ({"CO2": 1}, {}),
+    ({"CO2": 1}, None),
+    ({"CO2": 1, "H2O": 0}, {"CO2": 1}),
+])
+def test_a_malformed_record_answered_as_written_still_raises(products, inputs):
+    task = _bag_task(products, inputs, encoding="formula", task_id="malformed-as-written")
+    answer = tag(".".join(f"{{{int(k)}}}{s}" for s, k in products.items()))
+    for check in (lambda t, c: rlvr.verify(t, c), check_canonical):
+        with pytest.raises(TaskFormatError):
+            check(task, answer)
+
+
+@pytest.mark.parametrize("reactants,products,coefficients,exact", [
+    (("Fe+3",), ("Fe+2",), (1, 1), False),  # atoms balanced, charge not
+    (("Fe+3", "Fe"), ("Fe+2",), (2, 1, 3), True),  # atoms and charge balanced
+    (("H2", "O2"), ("H2O",), (4, 2, 4), False),  # balanced, not minimal
+    (("H2", "O2"), ("H2O",), (2, 1, 2), True),
+])
+def test_one_pass_balance_truth_knows_when_the_record_is_its_own_answer(reactants, products, coefficients, exact):
+    from rlvr.checkers import stoich_truth as truth
+
+    fast = truth._formula_balance_written(reactants, products, coefficients)
+    general = truth._balance_truth(truth._Record("hand", "formula"), list(reactants), list(products),
+                                   list(coefficients), written=True)
+    assert fast == general and fast.exact is exact
+    task = _balance_task(list(reactants), list(products), list(coefficients), encoding="formula")
+    answer = tag(".".join(f"{{{k}}}{s}" for s, k in zip(reactants, coefficients)) + ">>"
+                 + ".".join(f"{{{k}}}{s}" for s, k in zip(products, coefficients[len(reactants):])))
+    assert rlvr.verify(task, answer).correct is exact
