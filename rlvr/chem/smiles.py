@@ -37,28 +37,8 @@ def mol_from_smiles(text: str) -> Chem.Mol | None:
 #: while what the caches of derived values (canonical SMILES, formulas) keep is small
 PARSE_CACHE_SIZE = 8192
 
-
-@lru_cache(maxsize=PARSE_CACHE_SIZE)
-def parse_smiles(smiles: str) -> Chem.Mol:
-    """Parse and sanitise a SMILES string; raises :class:`SmilesError` with a reason.
-
-    Cached (:data:`PARSE_CACHE_SIZE` molecules, shared: callers must not modify the result).
-    """
-    if not isinstance(smiles, str):
-        raise SmilesError(f"SMILES must be a string, got {type(smiles).__name__}")
-    text = smiles.strip()
-    if not text:
-        raise SmilesError("empty SMILES")
-    if len(text) > MAX_SMILES_CHARS:
-        raise SmilesError("SMILES too long")
-    mol = mol_from_smiles(text)
-    if mol is None or mol.GetNumAtoms() == 0:
-        raise SmilesError(f"invalid SMILES {smiles!r}")
-    return mol
-
-
-#: the sanitisation of :func:`parse_unmarked_smiles`: all of it but the chirality and atropisomer
-#: clean-ups, which act only on stereo the text cannot write
+#: the sanitisation of text that writes no stereo and no hydrogen: all of it but the chirality and
+#: atropisomer clean-ups, which act only on stereo such text cannot write
 _UNMARKED_SANITIZE = (Chem.SanitizeFlags.SANITIZE_ALL ^ Chem.SanitizeFlags.SANITIZE_CLEANUPCHIRALITY
                       ^ Chem.SanitizeFlags.SANITIZE_CLEANUPATROPISOMERS)
 
@@ -74,30 +54,55 @@ def may_write_hydrogen(smiles: str) -> bool:
     return "H" in smiles or "#1" in smiles
 
 
-def parse_unmarked_smiles(smiles: str) -> Chem.Mol:
-    """:func:`parse_smiles`, a quarter quicker for text that writes no stereo (``@``, ``/``, ``\\``) and no
-    hydrogen (:func:`may_write_hydrogen`): RDKit's parse without sanitisation, then ``SanitizeMol``. What
-    ``MolFromSmiles`` adds to that, hydrogen removal and stereo perception, has nothing to act on in
-    such text, nor have the chirality and atropisomer clean-ups of sanitisation, which are left out;
-    other text takes :func:`parse_smiles`. Raises :class:`SmilesError` as it does.
+def _read_smiles(smiles: str) -> Chem.Mol:
+    """A new sanitised molecule from a SMILES string (not cached); raises :class:`SmilesError` with a reason.
 
-    Not cached: such text gives a new molecule on every call (for a caller that keeps only what it
-    computes from it); other text gives the cached, shared parse of :func:`parse_smiles`, which
-    the caller must not modify.
+    RDKit's ``MolFromSmiles``; for text that writes no stereo and no hydrogen, its parse without
+    sanitisation and then ``SanitizeMol`` without the stereo clean-ups, about a quarter quicker:
+    what ``MolFromSmiles`` adds, hydrogen removal and stereo perception, has nothing to act on in
+    such text. The same molecule and the same failures (``tests/chem/test_smiles.py``).
+    """
+    if not isinstance(smiles, str):
+        raise SmilesError(f"SMILES must be a string, got {type(smiles).__name__}")
+    text = smiles.strip()
+    if not text:
+        raise SmilesError("empty SMILES")
+    if len(text) > MAX_SMILES_CHARS:
+        raise SmilesError("SMILES too long")
+    if not text.isascii():
+        mol = None  # SMILES are ASCII (RDKit cannot even encode a lone surrogate)
+    elif has_stereo_marks(text) or may_write_hydrogen(text):
+        mol = Chem.MolFromSmiles(text)
+    else:
+        mol = Chem.MolFromSmiles(text, sanitize=False)
+        if mol is not None:
+            try:
+                Chem.SanitizeMol(mol, _UNMARKED_SANITIZE)
+            except (ValueError, RuntimeError):  # RDKit's sanitisation errors are ValueErrors
+                mol = None
+    if mol is None or mol.GetNumAtoms() == 0:
+        raise SmilesError(f"invalid SMILES {smiles!r}")
+    return mol
+
+
+@lru_cache(maxsize=PARSE_CACHE_SIZE)
+def parse_smiles(smiles: str) -> Chem.Mol:
+    """Parse and sanitise a SMILES string; raises :class:`SmilesError` with a reason.
+
+    Cached (:data:`PARSE_CACHE_SIZE` molecules, shared: callers must not modify the result).
+    """
+    return _read_smiles(smiles)
+
+
+def parse_unmarked_smiles(smiles: str) -> Chem.Mol:
+    """:func:`parse_smiles` without keeping the molecule, for text that writes no stereo (``@``, ``/``,
+    ``\\``) and no hydrogen (:func:`may_write_hydrogen`): a new molecule on every call, for a caller
+    that keeps only what it computes from it. Other text gives the cached, shared parse of
+    :func:`parse_smiles`, which the caller must not modify. Raises :class:`SmilesError` as it does.
     """
     if not isinstance(smiles, str) or has_stereo_marks(smiles) or may_write_hydrogen(smiles):
         return parse_smiles(smiles)
-    text = smiles.strip()
-    if not text or len(text) > MAX_SMILES_CHARS or not text.isascii():
-        return parse_smiles(smiles)  # the same error
-    mol = Chem.MolFromSmiles(text, sanitize=False)
-    if mol is None or mol.GetNumAtoms() == 0:
-        raise SmilesError(f"invalid SMILES {smiles!r}")
-    try:
-        Chem.SanitizeMol(mol, _UNMARKED_SANITIZE)
-    except (ValueError, RuntimeError) as exc:  # RDKit's sanitisation errors are ValueErrors
-        raise SmilesError(f"invalid SMILES {smiles!r}") from exc
-    return mol
+    return _read_smiles(smiles)
 
 
 def mol_formula(mol: Chem.Mol) -> Formula:
