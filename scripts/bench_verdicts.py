@@ -10,7 +10,9 @@ answer block, terms in another order, built before the timed call; the next samp
 on the same prompt, once the task's species are known to the process). Times are the thread's CPU time (``time.thread_time_ns``,
 which other processes on the machine do not inflate), with the wall-clock time of the first
 verdict alongside. Tasks are :class:`rlvr.Task` objects (what the trainer
-adapters pass); the default verdict deadline applies.
+adapters pass); the default verdict deadline applies. The case ``stoich.t2 smiles, written otherwise``
+writes every SMILES of the oracle answer in another atom order (what a model that does not copy
+the task's strings writes), which the checker scores on its canonical path.
 
 For reference, ``rdkit_parse_us`` is the median time of ``Chem.MolFromSmiles`` on the same
 molecules (for SMILES tasks: all the task's species; for molecular tasks: the molecule the
@@ -45,6 +47,7 @@ CASES: tuple[tuple[str, dict[str, Any], str], ...] = (
     ("stoich.t1", {"encoding": "smiles"}, "stoich.t1 smiles"),
     ("stoich.t2", {"encoding": "formula"}, "stoich.t2 formula"),
     ("stoich.t2", {"encoding": "smiles"}, "stoich.t2 smiles"),
+    ("stoich.t2", {"encoding": "smiles"}, "stoich.t2 smiles, written otherwise"),
     ("stoich.byproduct", {"encoding": "formula"}, "stoich.byproduct formula"),
     ("stoich.byproduct", {"encoding": "smiles"}, "stoich.byproduct smiles"),
     ("mol.count", {}, "mol.count"),
@@ -64,12 +67,30 @@ def generate(path: str, n: int, repeats: int, only: str | None = None) -> None:
 
     with open(path, "w", encoding="utf-8") as fh:
         for family, options, label in selected(only):
+            rewrite = label.endswith("written otherwise")
             for r in range(repeats):
-                tasks = rlvr.sample(family, n=n, split="train", seed=r, start=10_000 + r * n, **options)
-                for task in tasks:
-                    record = {"case": label, "repeat": r, "task": task.to_dict(),
-                              "completion": rlvr.oracle_completion(task)}
+                start = (50_000 if rewrite else 10_000) + r * n  # other tasks than the case written as the task
+                tasks = rlvr.sample(family, n=n, split="train", seed=r, start=start, **options)
+                for i, task in enumerate(tasks):
+                    completion = rlvr.oracle_completion(task)
+                    if rewrite:
+                        completion = _written_otherwise(completion, seed=r * n + i)
+                    record = {"case": label, "repeat": r, "task": task.to_dict(), "completion": completion}
                     fh.write(json.dumps(record) + "\n")
+
+
+def _written_otherwise(completion: str, seed: int) -> str:
+    """The same bag answer with every SMILES written in another (random, seeded) atom order: the
+    answer a model writes without copying the task's strings, scored on the canonical path."""
+    from rdkit import Chem
+
+    start, end = completion.rfind("<answer>"), completion.rfind("</answer>")
+    terms = []
+    for n, term in enumerate(re.split(r"\.(?=\{)", completion[start + len("<answer>"):end])):
+        k, _, species = term[1:].partition("}")
+        Chem.rdBase.SeedRandomNumberGenerator(seed * 100 + n)
+        terms.append(f"{{{k}}}{Chem.MolToSmiles(Chem.MolFromSmiles(species), doRandom=True)}")
+    return "<answer>" + ".".join(terms) + "</answer>"
 
 
 def _molecules(task: Any) -> list[str]:
