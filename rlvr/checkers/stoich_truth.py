@@ -18,7 +18,7 @@ Each truth comes in two builds that give the same verdicts:
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from math import gcd, isfinite
@@ -306,17 +306,7 @@ def _formula_products_written(raw: tuple[tuple[str, int], ...], inputs: tuple[tu
     if not (_formula_terms(raw, seen, bag, formulas, net, 1)
             and _formula_terms(inputs, seen, in_bag, in_formulas, net, -1)):
         return None
-    total: dict[str, int] = {}
-    charge = 0
-    for key, k in net.items():
-        if k:
-            formula = formulas[key] if key in formulas else in_formulas[key]
-            for el, n in formula.counts:
-                total[el] = total.get(el, 0) + n * k
-            charge += formula.charge * k
-    if charge:
-        total["charge"] = charge
-    delta = {el: v for el, v in sorted(total.items()) if v}
+    delta = _net_delta(net, lambda key: formulas[key] if key in formulas else in_formulas[key])
     reference = tuple((in_formulas[key], k) for key, k in in_bag.items())
     return BagTruth("formula", bag, formulas, reference, None, seen, (bag, exact_metrics(sum(bag.values()), delta), delta),
                     dict(raw))
@@ -373,18 +363,24 @@ def _formula_exact(raw: dict[str, int], inputs: dict[str, int]) -> tuple[dict[st
             if type(species) is not str or not 1 <= k <= MAX_COEFFICIENT or formula_parts(species) is None:
                 return None
             net[species] = net.get(species, 0) + sign * k
+    delta = _net_delta(net, lambda species: formula_parts(species)[0].formula)
+    return exact_metrics(sum(raw.values()), delta), delta
+
+
+def _net_delta(net: Mapping[Any, int], formula_of: Callable[[Any], Formula]) -> dict[str, int]:
+    """The element (and ``"charge"``) delta of net coefficients (products minus inputs), zeros left out,
+    sorted: the exact answer's ``element_delta``. Only keys whose coefficient is not zero are read."""
     total: dict[str, int] = {}
     charge = 0
-    for species, k in net.items():
+    for key, k in net.items():
         if k:
-            formula = formula_parts(species)[0].formula
+            formula = formula_of(key)
             for el, n in formula.counts:
                 total[el] = total.get(el, 0) + n * k
             charge += formula.charge * k
     if charge:
         total["charge"] = charge
-    delta = {el: v for el, v in sorted(total.items()) if v}
-    return exact_metrics(sum(raw.values()), delta), delta
+    return {el: v for el, v in sorted(total.items()) if v}
 
 
 @lru_cache(maxsize=4096)
