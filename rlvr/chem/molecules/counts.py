@@ -37,7 +37,6 @@ from rlvr.chem.molecules.rings import bridgehead_atoms, fused_ring_systems, spir
 from rlvr.chem.molecules.specs import OX_ELEMENTS
 from rlvr.chem.smiles import has_stereo_marks, may_write_hydrogen, mol_formula
 
-_HALOGEN_SYMBOLS = ("F", "Cl", "Br", "I", "At")
 _FG_PREFIX = "functional_group_"
 _OX_PREFIX = "oxidation_state_"
 _STEREO_KEYS = frozenset({

@@ -79,3 +79,14 @@ def test_count_values_leave_the_molecule_unchanged():
     before = Chem.MolToSmiles(mol)
     counts.count_values(mol, count_keys())
     assert Chem.MolToSmiles(mol) == before
+
+
+@pytest.mark.parametrize("text", ["[2H]C", "C[C@H](Cl)[2H]", "[2H]C([2H])([2H])Br", "[H][H]", "[3H]O[3H]",
+                                  "[13CH3][2H]", "[2H]c1ccccc1Cl"])
+def test_composition_counts_of_molecules_with_hydrogen_atoms_equal_the_solvers(text):
+    mol = parse_smiles(text)
+    assert counts.has_explicit_hydrogens(mol)
+    keys = sorted(counts.COMPOSITION_KEYS)
+    fast = counts.count_values(mol, keys, smiles=text)
+    assert set(fast) == set(keys)  # computed here even with hydrogen atoms in the graph
+    assert fast == molecule_features(text, keys)
