@@ -1,13 +1,13 @@
 """rlvr: reinforcement learning with verifiable rewards for chemistry.
 
-Public API: :func:`sample`, :func:`verify`, :func:`balance`, :func:`molecule_features`,
+Public API: :func:`sample`, :func:`verify` (:func:`prepare` for a batch), :func:`balance`, :func:`molecule_features`,
 :class:`Task`, :class:`Verdict`. Heavy dependencies load lazily.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from rlvr.api import generate, oracle_completion, regenerate, sample, verify
+from rlvr.api import generate, oracle_completion, prepare, regenerate, sample, verify
 from rlvr.registry import get_family, list_families
 from rlvr.task import Task, TaskFormatError, Verdict
 
@@ -34,5 +34,5 @@ def molecule_features(smiles: str) -> dict[str, Any]:
 
 __all__ = [
     "Task", "TaskFormatError", "Verdict", "balance", "generate", "get_family", "list_families",
-    "molecule_features", "oracle_completion", "regenerate", "sample", "verify", "__version__",
+    "molecule_features", "oracle_completion", "prepare", "regenerate", "sample", "verify", "__version__",
 ]

@@ -123,7 +123,10 @@ class FamilySpec:
     - ``baselines``: model-free reference answers by name (``{"copy-input": fn}``);
     - ``prompt_styles``: question styles besides ``default`` (:class:`~rlvr.prompting.PromptStyle`);
       ``demo_priority(task)``: sort key preferring some tasks as few-shot demonstrations (lower first);
-    - ``option_grid``: option sets that cover the family's variants (the registry-wide tests run each).
+    - ``option_grid``: option sets that cover the family's variants (the registry-wide tests run each);
+    - ``prepare(task, completion) -> job | None``: what a batch can do ahead for this pair's verdict
+      (:func:`rlvr.api.prepare`): reads the pair and returns a job (a callable without arguments)
+      that fills the checker's own caches, or None; it changes no verdict.
     """
 
     name: str
@@ -143,6 +146,7 @@ class FamilySpec:
     demo_priority: Callable[[Task], Any] | None = None
     option_grid: tuple[Mapping[str, Any], ...] = ({},)
     ability: str = "chemistry"
+    prepare: Callable[[Task, Any], Callable[[], Any] | None] | None = None
     #: the keyword options ``check`` accepts (None: any), resolved once from ``check_options`` or its signature
     accepted_check_options: tuple[str, ...] | None = field(init=False, repr=False, default=None)
 

@@ -25,6 +25,7 @@ what a first verdict that parses each molecule once per process pays at least.
     taskset -c 0 python scripts/bench_verdicts.py --quick    # 60 tasks, 1 repeat
     python scripts/bench_verdicts.py --json out.json
     taskset -c 0 python scripts/bench_verdicts.py --only stoich   # the cases whose label contains "stoich"
+    taskset -c 0 python scripts/bench_verdicts.py --batched       # each repeat prepared as a batch (rlvr.prepare)
 """
 from __future__ import annotations
 
@@ -145,8 +146,13 @@ def first_parse_floor(path: str, only: str | None = None) -> dict[str, float]:
     return {case: round(statistics.median(t) / 1000, 1) for case, t in times.items()}
 
 
-def measure(path: str, only: str | None = None) -> dict[str, dict[str, Any]]:
-    """Per case: the median verdict time and RDKit parse floor (µs) of each repeat, and the reward check."""
+def measure(path: str, only: str | None = None, batched: bool = False) -> dict[str, dict[str, Any]]:
+    """Per case: the median verdict time and RDKit parse floor (µs) of each repeat, and the reward check.
+
+    ``batched``: each repeat's pairs are prepared as one batch first (:func:`rlvr.prepare`, as the
+    trainer adapters do), then verified; a first verdict's time is its share of the preparation
+    (as ``rlvr.prepare`` reports it) plus its verification.
+    """
     from rdkit import Chem
 
     import rlvr
@@ -171,10 +177,13 @@ def measure(path: str, only: str | None = None) -> dict[str, dict[str, Any]]:
         for repeat in sorted(records[label]):
             pairs = records[label][repeat]
             times, warm, walls, parses = [], [], [], []
-            for task, completion in pairs:
+            prepared = [0.0] * len(pairs)
+            if batched:  # the batch prepared first; each pair's share as rlvr.prepare reports it
+                prepared = rlvr.prepare([t for t, _ in pairs], [c for _, c in pairs])
+            for (task, completion), before in zip(pairs, prepared):
                 w0, t0 = wall(), clock()
                 verdict = rlvr.verify(task, completion)
-                times.append(clock() - t0)
+                times.append(before * 1e9 + clock() - t0)
                 walls.append(wall() - w0)
                 wrong += verdict.reward != 1.0
             variants = [_variant(completion) for _task, completion in pairs]  # built outside the timing
@@ -216,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", help="reuse (or keep) the generated tasks in this JSONL file")
     parser.add_argument("--json", help="also write the results to this file")
     parser.add_argument("--only", help="only the cases whose label contains this text (e.g. stoich, smiles)")
+    parser.add_argument("--batched", action="store_true",
+                        help="prepare each repeat's pairs as one batch first (rlvr.prepare), as the trainer adapters do")
     parser.add_argument("--generate-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--parse-floor-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -239,13 +250,14 @@ def main(argv: list[str] | None = None) -> int:
         # a separate process, so the measuring one has seen none of the molecules
         subprocess.run([sys.executable, __file__, "--generate-only", "--tasks", path, "--n", str(args.n),
                         "--repeats", str(args.repeats), *only], check=True)
-    results = measure(path, args.only)
+    results = measure(path, args.only, args.batched)
     floor = subprocess.run([sys.executable, __file__, "--parse-floor-only", "--tasks", path, *only],
                            check=True, capture_output=True, text=True)  # a fresh process: first parses
     for label, first in json.loads(floor.stdout).items():
         results[label]["rdkit_first_parse_us"] = first
     width = max(len(label) for label in results)
-    print("median CPU µs per verdict (thread time; wall-clock for the first verdict alongside; the mean of first verdicts last)")
+    print("median CPU µs per verdict (thread time; wall-clock for the first verdict alongside; the mean of first verdicts last)"
+          + ("; a first verdict includes its share of the batch's preparation" if args.batched else ""))
     print(f"{'family/encoding':<{width}}  {'n':>5}  {'first':>8}  {'again':>8}  {'first wall':>10}  "
           f"{'RDKit parse':>11}  {'first parse':>11}  {'first mean':>10}  first, per repeat")
     for label, row in results.items():

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
-from functools import lru_cache
+from collections.abc import Callable, Mapping
+from functools import lru_cache, partial
 from typing import Any
 
 from rdkit import Chem
@@ -380,6 +380,26 @@ def check_gen(task: Task, completion: Any, **options: Any) -> Verdict:
     return verdict
 
 
+def prepare(task: Task, completion: Any) -> Callable[[], Any] | None:
+    """What a batch can do ahead for this verdict (:func:`rlvr.api.prepare`): for a generation task
+    whose answer names one SMILES, a job that parses, validates and counts the molecule into the
+    cache :func:`check_gen` reads; None otherwise."""
+    if not is_generation(task):
+        return None
+    convention = task_convention(task)
+    keys = _constraints(task, convention)[1]
+    pairs, _source = answer_pairs(completion, allow_bare_smiles=True)
+    if pairs is None:
+        return None
+    values = resolve_keys(pairs, [SMILES_KEY])[0].get(SMILES_KEY, [])
+    if len(values) != 1 or not isinstance(values[0], str):
+        return None
+    text = values[0].strip()
+    if len(text) > MAX_GEN_SMILES_CHARS:
+        return None
+    return partial(_generated, text, keys, convention)
+
+
 def is_generation(task: Task) -> bool:
     """Whether a task asks for a molecule (constraints in its ground truth, or task type ``gen``)."""
     return "constraints" in task.ground_truth or task.meta.get("task_type") == "gen"
@@ -405,5 +425,5 @@ def oracle(task: Task) -> str:
 __all__ = [
     "MAX_GEN_HEAVY_ATOMS", "MAX_GEN_RINGS", "MAX_GEN_SMILES_CHARS", "MAX_INDEX_LIST", "MAX_VALUE_CHARS",
     "REWARD_MODES", "SMILES_KEY", "check", "check_answer", "check_count", "check_gen", "check_index", "check_value",
-    "is_generation", "oracle", "validate_generated",
+    "is_generation", "oracle", "prepare", "validate_generated",
 ]

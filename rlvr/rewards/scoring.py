@@ -1,7 +1,7 @@
 """The one scorer under every trainer adapter (TRL, verl, OpenRLHF, the HTTP server).
 
 Adapters only turn their framework's inputs into ``(task, completion)`` pairs and call
-:func:`rlvr.api.verify`; nothing here checks an answer itself.
+:func:`rlvr.api.verify` (after :func:`rlvr.api.prepare` on a batch); nothing here checks an answer itself.
 """
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import logging
 from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
-from rlvr.api import verify
+from rlvr.api import prepare, verify
 from rlvr.reasons import answered
 from rlvr.task import Task, TaskFormatError, Verdict
 
@@ -126,11 +126,13 @@ def score_queries(
             tasks.append(load_task(label))
         except (TaskFormatError, ValueError, TypeError) as exc:
             raise ValueError(f"labels[{i}] is not a task record: {exc}") from exc
+    responses = [response_of(query, prompts[i] if prompts is not None else None) for i, query in enumerate(queries)]
+    if n > 1:  # the batch's molecule work together, before the verdicts
+        prepare(tasks, responses)
     rewards: list[float] = []
     acc: list[float] = []
     ans: list[float] = []
-    for i, (task, query) in enumerate(zip(tasks, queries)):
-        response = response_of(query, prompts[i] if prompts is not None else None)
+    for task, response in zip(tasks, responses):
         s = summary(score(task, response, reward))
         rewards.append(s["score"])
         acc.append(s["acc"])

@@ -22,6 +22,7 @@ import weakref
 from collections import defaultdict
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from rlvr.api import prepare
 from rlvr.deadline import resolve_timeout
 from rlvr.reasons import Reason
 from rlvr.rewards.isolation import ScorerProcess
@@ -104,6 +105,9 @@ def make_reward(
         mode = reward if reward is not None else kwargs.get("reward_mode")
         n = len(completions)
         tasks = tasks_from_columns(n, kwargs)
+        rows = [(t, c) for t, c in zip(tasks, completions) if t is not None and selected(t.family)]
+        if len(rows) > 1:  # the batch's molecule work together, before the verdicts
+            prepare([t for t, _ in rows], [c for _, c in rows], timeout=verify_options.get("timeout"))
         out: list[float | None] = []
         verdicts: list[Any] = []
         for task, completion in zip(tasks, completions):

@@ -5,7 +5,7 @@ Imported lazily by :mod:`rlvr.registry` the first time a ``mol.`` family is aske
 """
 from __future__ import annotations
 
-from rlvr.checkers.molecules import REWARD_MODES, check, oracle
+from rlvr.checkers.molecules import REWARD_MODES, check, oracle, prepare
 from rlvr.families.molecules.baselines import copy_molecule, copy_prompt
 from rlvr.families.molecules.feedback import features_feedback, generation_feedback
 from rlvr.families.molecules.report import LAYOUT
@@ -57,7 +57,7 @@ GROUP = FamilyGroup(
 )
 
 _COMMON = dict(config_cls=MolTaskConfig, check=check, oracle=oracle, splits=SPLITS, group=GROUP,
-               reward_modes=tuple(REWARD_MODES), check_options=("reward",))
+               reward_modes=tuple(REWARD_MODES), check_options=("reward",), prepare=prepare)
 
 FAMILIES: list[FamilySpec] = [
     FamilySpec(
