@@ -119,3 +119,15 @@ def test_a_batch_of_queries_is_prepared_then_scored_alike():
     after = molecules._generated.cache_info()
     assert result["rewards"] == [1.0] * 3
     assert (after.misses - before.misses, after.hits - before.hits) == (3, 3)
+
+
+def test_a_verl_batch_is_prepared_then_scored_alike():
+    from rlvr.rewards.verl import compute_score_batch
+
+    tasks = list(rlvr.sample("mol.gen", n=3, split="train", seed=59, start=15_000))
+    before = molecules._generated.cache_info()
+    scores = compute_score_batch(["rlvr"] * 3, [rlvr.oracle_completion(t) for t in tasks],
+                                 [t.to_json() for t in tasks])
+    after = molecules._generated.cache_info()
+    assert [s["score"] for s in scores] == [1.0] * 3
+    assert (after.misses - before.misses, after.hits - before.hits) == (3, 3)

@@ -5,7 +5,7 @@ and ``reward.custom_reward_function.name=compute_score`` on a parquet written by
 --format verl``, whose rows carry the full task record in ``extra_info.task_json`` (and the ground
 truth, as JSON, in ``reward_model.ground_truth``). The result has ``score`` (the verifier reward) plus
 ``acc`` and ``answered``: the same keys for every family, so verl can stack them across a mixed batch.
-:func:`compute_score_batch` is the same for verl's ``batch`` reward manager.
+:func:`compute_score_batch` is the same for verl's ``batch`` reward manager, after :func:`rlvr.api.prepare` on the batch.
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rlvr.api import prepare
 from rlvr.rewards.scoring import load_task, score, summary
 from rlvr.task import Task, TaskFormatError
 
@@ -71,6 +72,14 @@ def compute_score_batch(
                          f"{len(ground_truths)} ground truths and "
                          f"{'no' if extra_infos is None else len(extra_infos)} extra_infos")
     infos = extra_infos if extra_infos is not None else [None] * n
+    if n > 1:  # the batch's molecule work together, before the verdicts (rows that do not rebuild are skipped)
+        rows = []
+        for solution, truth, info in zip(solution_strs, ground_truths, infos):
+            try:
+                rows.append((task_of(truth, info), solution))
+            except (TaskFormatError, ValueError, TypeError):
+                continue
+        prepare([t for t, _ in rows], [c for _, c in rows])
     return [compute_score(source, solution, truth, info, reward_mode)
             for source, solution, truth, info in zip(data_sources, solution_strs, ground_truths, infos)]
 
