@@ -324,6 +324,27 @@ def _constraints(task: Task, convention: str) -> tuple[tuple[Constraint, ...], t
 _NO_VALUE = (Reason.NO_ANSWER, Reason.UNPARSABLE, Reason.MISSING_KEY, Reason.WRONG_TYPE)
 
 
+def _answer_smiles(completion: Any) -> tuple[str | None, str | None, str, list[str]]:
+    """``(text, failure, source, unknown keys)`` of a generation answer: the stripped SMILES it names,
+    or (text None) the reason it names none usable (no answer, a missing, repeated or non-string
+    ``smiles`` key, text over :data:`MAX_GEN_SMILES_CHARS`)."""
+    pairs, source = answer_pairs(completion, allow_bare_smiles=True)
+    if pairs is None:
+        return None, source, source, []
+    found, unknown = resolve_keys(pairs, [SMILES_KEY])
+    values = found.get(SMILES_KEY, [])
+    if not values:
+        return None, Reason.MISSING_KEY, source, unknown
+    if len(values) > 1:
+        return None, Reason.DUPLICATE_KEY, source, unknown
+    if not isinstance(values[0], str):
+        return None, Reason.WRONG_TYPE, source, unknown
+    text = values[0].strip()
+    if len(text) > MAX_GEN_SMILES_CHARS:
+        return None, Reason.TOO_LONG, source, unknown
+    return text, None, source, unknown
+
+
 def check_gen(task: Task, completion: Any, **options: Any) -> Verdict:
     """Verify a generated molecule against ``task.ground_truth["constraints"]``."""
     mode = _reward_mode(options)
@@ -338,21 +359,11 @@ def check_gen(task: Task, completion: Any, **options: Any) -> Verdict:
                    "n_keys": len(constraints), **extra}
         return Verdict(reward=0.0, correct=False, metrics=metrics, reason=reason)
 
-    pairs, source = answer_pairs(completion, allow_bare_smiles=True)
-    if pairs is None:
-        return fail(source, source=source)
-    found, unknown = resolve_keys(pairs, [SMILES_KEY])
-    values = found.get(SMILES_KEY, [])
-    if not values:
-        return fail(Reason.MISSING_KEY, source=source, unknown_keys=unknown[:20])
-    if len(values) > 1:
-        return fail(Reason.DUPLICATE_KEY, source=source, unknown_keys=unknown[:20])
-    smiles = values[0]
-    if not isinstance(smiles, str):
-        return fail(Reason.WRONG_TYPE, source=source)
-    text = smiles.strip()
-    if len(text) > MAX_GEN_SMILES_CHARS:
-        return fail(Reason.TOO_LONG, source=source)
+    text, failure, source, unknown = _answer_smiles(completion)
+    if failure is not None:
+        if failure in (Reason.MISSING_KEY, Reason.DUPLICATE_KEY):
+            return fail(failure, source=source, unknown_keys=unknown[:20])
+        return fail(failure, source=source)
     status, features, why = _generated(text, keys, convention)
     if status != Reason.OK:
         return fail(status, source=source)
@@ -388,16 +399,8 @@ def prepare(task: Task, completion: Any) -> Callable[[], Any] | None:
         return None
     convention = task_convention(task)
     keys = _constraints(task, convention)[1]
-    pairs, _source = answer_pairs(completion, allow_bare_smiles=True)
-    if pairs is None:
-        return None
-    values = resolve_keys(pairs, [SMILES_KEY])[0].get(SMILES_KEY, [])
-    if len(values) != 1 or not isinstance(values[0], str):
-        return None
-    text = values[0].strip()
-    if len(text) > MAX_GEN_SMILES_CHARS:
-        return None
-    return partial(_generated, text, keys, convention)
+    text = _answer_smiles(completion)[0]
+    return None if text is None else partial(_generated, text, keys, convention)
 
 
 def is_generation(task: Task) -> bool:

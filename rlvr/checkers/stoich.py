@@ -151,13 +151,10 @@ def _as_written(terms: list[tuple[str, int]]) -> dict[str, int]:
 
 def _score_bag(truth: BagTruth, terms: list[tuple[str, int]], form: str, mode: str) -> Verdict | None:
     """The verdict on a parsed bag answer (None: the answer needs the canonical truth)."""
-    exact = truth.exact
-    as_written = truth.as_written
-    if as_written is not None and exact is not None and _as_written(terms) == as_written:
-        return _exact_verdict(exact[1], exact[2], form)  # the record's own species and coefficients
     all_parts = _bag_parts(truth, terms)
     if all_parts is None:
         return None
+    exact = truth.exact
     if exact is not None and None not in all_parts:
         pred: dict[Any, int] = {}
         for (_species, k), parts in zip(terms, all_parts):

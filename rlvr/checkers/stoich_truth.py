@@ -152,9 +152,6 @@ class BagTruth:
     written: Mapping[str, tuple[SpeciesPart, ...]] | None = None
     #: written build only: ``(bag, metrics, element_delta)`` of the exact answer, whose verdict is always the same
     exact: tuple[dict[Any, int], dict[str, Any], dict[str, int]] | None = None
-    #: written build only, when kept: the record's ``{species: coefficient}`` as written; an answer
-    #: that sums to it is the exact answer (not compared: the fields above determine the verdicts)
-    as_written: Mapping[str, int] | None = field(default=None, compare=False)
 
     @cached_property
     def totals(self) -> Mapping[str, int]:
@@ -308,8 +305,7 @@ def _formula_products_written(raw: tuple[tuple[str, int], ...], inputs: tuple[tu
         return None
     delta = _net_delta(net, lambda key: formulas[key] if key in formulas else in_formulas[key])
     reference = tuple((in_formulas[key], k) for key, k in in_bag.items())
-    return BagTruth("formula", bag, formulas, reference, None, seen, (bag, exact_metrics(sum(bag.values()), delta), delta),
-                    dict(raw))
+    return BagTruth("formula", bag, formulas, reference, None, seen, (bag, exact_metrics(sum(bag.values()), delta), delta))
 
 
 def _int_items(value: Any) -> bool:

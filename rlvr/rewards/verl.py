@@ -49,12 +49,23 @@ def compute_score(
     ``reward_mode`` (set through verl's ``custom_reward_function.reward_kwargs``) selects the
     checkers' reward mode. A row whose task cannot be rebuilt scores 0 and is logged as an error.
     """
+    return _scored(_row_task(data_source, ground_truth, extra_info), solution_str, reward_mode)
+
+
+def _scored(task: Task | None, solution: str, reward_mode: str | Mapping[str, str] | None) -> dict[str, float]:
+    """The summary of a row's verdict; 0 everywhere for a row whose task could not be rebuilt."""
+    if task is None:
+        return {"score": 0.0, "acc": 0.0, "answered": 0.0}
+    return summary(score(task, solution, reward_mode))
+
+
+def _row_task(data_source: str, ground_truth: Any, extra_info: Mapping[str, Any] | None) -> Task | None:
+    """The task of a verl row, or None (logged as an error) when it cannot be rebuilt."""
     try:
-        task = task_of(ground_truth, extra_info)
+        return task_of(ground_truth, extra_info)
     except (TaskFormatError, ValueError, TypeError) as exc:
         log.error("verl row from %s: %s; score 0", data_source, exc)
-        return {"score": 0.0, "acc": 0.0, "answered": 0.0}
-    return summary(score(task, solution_str, reward_mode))
+        return None
 
 
 def compute_score_batch(
@@ -72,16 +83,11 @@ def compute_score_batch(
                          f"{len(ground_truths)} ground truths and "
                          f"{'no' if extra_infos is None else len(extra_infos)} extra_infos")
     infos = extra_infos if extra_infos is not None else [None] * n
-    if n > 1:  # the batch's molecule work together, before the verdicts (rows that do not rebuild are skipped)
-        rows = []
-        for solution, truth, info in zip(solution_strs, ground_truths, infos):
-            try:
-                rows.append((task_of(truth, info), solution))
-            except (TaskFormatError, ValueError, TypeError):
-                continue
+    tasks = [_row_task(source, truth, info) for source, truth, info in zip(data_sources, ground_truths, infos)]
+    rows = [(task, solution) for task, solution in zip(tasks, solution_strs) if task is not None]
+    if len(rows) > 1:  # the batch's molecule work together, before the verdicts
         prepare([t for t, _ in rows], [c for _, c in rows])
-    return [compute_score(source, solution, truth, info, reward_mode)
-            for source, solution, truth, info in zip(data_sources, solution_strs, ground_truths, infos)]
+    return [_scored(task, solution, reward_mode) for task, solution in zip(tasks, solution_strs)]
 
 
 __all__ = ["compute_score", "compute_score_batch", "task_of"]
