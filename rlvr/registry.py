@@ -101,6 +101,22 @@ class FamilyGroup:
     import_tasks: Callable[[str], list[Task]] | None = None
 
 
+@dataclass(frozen=True)
+class Difficulty:
+    """How a family's tasks vary in difficulty, for frontier task selection (:mod:`rlvr.frontier`).
+
+    ``cell(task) -> str`` names the task's difficulty cell from its own record (e.g. ``"n=3"``,
+    ``"species=4"``, ``"load=2"``): a pure function of the task, so choosing tasks by cell never
+    changes which split a task belongs to. ``option``/``levels``: the generator option that sets the
+    difficulty and its values, easiest first, where one does (what a threshold curriculum steps through).
+    """
+
+    cell: Callable[[Task], str]
+    option: str | None = None
+    levels: tuple[Any, ...] = ()
+    description: str = ""
+
+
 @dataclass(frozen=True, eq=False)
 class FamilySpec:
     """Everything the rest of rlvr needs to know about one task family.
@@ -126,7 +142,8 @@ class FamilySpec:
     - ``option_grid``: option sets that cover the family's variants (the registry-wide tests run each);
     - ``prepare(task, completion) -> job | None``: what a batch can do ahead for this pair's verdict
       (:func:`rlvr.api.prepare`): reads the pair and returns a job (a callable without arguments)
-      that fills the checker's own caches, or None; it changes no verdict.
+      that fills the checker's own caches, or None; it changes no verdict;
+    - ``difficulty``: how the family's tasks vary in difficulty (:class:`Difficulty`); None: one cell.
     """
 
     name: str
@@ -147,6 +164,7 @@ class FamilySpec:
     option_grid: tuple[Mapping[str, Any], ...] = ({},)
     ability: str = "chemistry"
     prepare: Callable[[Task, Any], Callable[[], Any] | None] | None = None
+    difficulty: Difficulty | None = None
     #: the keyword options ``check`` accepts (None: any), resolved once from ``check_options`` or its signature
     accepted_check_options: tuple[str, ...] | None = field(init=False, repr=False, default=None)
 
