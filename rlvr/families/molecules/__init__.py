@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from rlvr.checkers.molecules import REWARD_MODES, check, oracle, prepare
 from rlvr.families.molecules.baselines import copy_molecule, copy_prompt
+from rlvr.families.molecules.difficulty import MOLECULE_DIFFICULTY
 from rlvr.families.molecules.feedback import features_feedback, generation_feedback
 from rlvr.families.molecules.report import LAYOUT
 from rlvr.generators.molecules.questions import load_questions
@@ -57,7 +58,8 @@ GROUP = FamilyGroup(
 )
 
 _COMMON = dict(config_cls=MolTaskConfig, check=check, oracle=oracle, splits=SPLITS, group=GROUP,
-               reward_modes=tuple(REWARD_MODES), check_options=("reward",), prepare=prepare)
+               reward_modes=tuple(REWARD_MODES), check_options=("reward",), prepare=prepare,
+               difficulty=MOLECULE_DIFFICULTY)
 
 FAMILIES: list[FamilySpec] = [
     FamilySpec(

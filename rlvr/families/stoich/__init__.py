@@ -15,6 +15,7 @@ from rlvr.checkers.stoich import (
     oracle_products,
 )
 from rlvr.families.stoich.baselines import copy_equation, copy_inputs, copy_shown_left
+from rlvr.families.stoich.difficulty import PRODUCTS_DIFFICULTY, SPECIES_DIFFICULTY
 from rlvr.families.stoich.feedback import balance_feedback, byproduct_feedback, products_feedback
 from rlvr.families.stoich.prompts import PRODUCT_STYLES, unscaled
 from rlvr.families.stoich.report import LAYOUT
@@ -75,6 +76,7 @@ FAMILIES: list[FamilySpec] = [
         baselines={"copy-input": copy_inputs},
         prompt_styles=PRODUCT_STYLES,
         demo_priority=unscaled,
+        difficulty=PRODUCTS_DIFFICULTY,
         option_grid=({"encoding": "formula"}, {"encoding": "smiles", "prompt_mode": "open"},
                      {"prompt_style": "compact", "prompt_mode": "open"}, {"prompt_style": "minimal", "few_shot": 1}),
         description="ChemAlgebra Type 1: predict the product bag when every coefficient is scaled by one factor.",
@@ -93,6 +95,7 @@ FAMILIES: list[FamilySpec] = [
         baselines={"copy-input": copy_inputs},
         prompt_styles=PRODUCT_STYLES,
         demo_priority=unscaled,
+        difficulty=PRODUCTS_DIFFICULTY,
         option_grid=({"encoding": "formula"}, {"encoding": "smiles", "semantics": "paper"},
                      {"prompt_style": "compact", "system_prompt": "Answer briefly."}),
         description="ChemAlgebra Type 2: predict the product bag with per-molecule coefficients and leftovers.",
@@ -110,6 +113,7 @@ FAMILIES: list[FamilySpec] = [
         feedback=balance_feedback,
         baselines={"copy-input": copy_equation},
         demo_priority=unscaled,
+        difficulty=SPECIES_DIFFICULTY,
         option_grid=_BAG_GRID,
         description="Balance a chemical equation with the smallest whole-number coefficients.",
     ),
@@ -126,6 +130,7 @@ FAMILIES: list[FamilySpec] = [
         feedback=byproduct_feedback,
         baselines={"copy-input": copy_shown_left},
         demo_priority=unscaled,
+        difficulty=SPECIES_DIFFICULTY,
         option_grid=_BAG_GRID,
         description="Name the byproducts (with coefficients) removed from a balanced reaction.",
     ),
