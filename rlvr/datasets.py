@@ -21,6 +21,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol, Sequence, Union, runtime_checkable
 
 from rlvr.api import generate
+from rlvr.frontier import FrontierConfig, TaskSampler
 from rlvr.registry import get_family
 from rlvr.rng import shard_indices, unit_interval
 from rlvr.solutions import SolutionError, worked_solution
@@ -241,7 +242,7 @@ def iter_rows(
     semantics Type 2 tasks) yields no row, so a dataset may hold fewer than ``n`` rows.
     """
     _check_rank(rank, world_size)
-    mixture = mix if isinstance(mix, Mixture) else Mixture(mix, split, seed)
+    mixture = mix if isinstance(mix, (Mixture, TaskSampler)) else Mixture(mix, split, seed)
     stop = None if n is None else start + int(n)
     for index in shard_indices(int(start), stop, int(rank), int(world_size)):
         task = mixture.task_at(index, curriculum)
@@ -274,7 +275,7 @@ def build_dataset(
     return Dataset.from_list(rows, features=row_features(with_solution))
 
 
-def _stream_generator(mixture: Mixture, start: int, rank: int, world_size: int, curriculum: CurriculumLike,
+def _stream_generator(mixture: Mixture | TaskSampler, start: int, rank: int, world_size: int, curriculum: CurriculumLike,
                       with_solution: bool, style: str) -> Iterator[dict[str, Any]]:
     yield from iter_rows(mixture, start=start, rank=rank, world_size=world_size, curriculum=curriculum,
                          with_solution=with_solution, style=style)
@@ -291,6 +292,7 @@ def build_stream(
     start: int = 0,
     with_solution: bool = False,
     style: str = "terse",
+    sampler: TaskSampler | None = None,
 ) -> "datasets.IterableDataset":
     """An unlimited ``datasets.IterableDataset`` of fresh tasks for training.
 
@@ -302,13 +304,36 @@ def build_stream(
 
     ``curriculum`` (an object with ``options_for(family)`` or a callable ``family -> options``) is read
     at every row, so a callback that advances it changes the tasks that follow.
+
+    ``sampler`` (a :class:`~rlvr.frontier.TaskSampler` over this mixture, split and seed, e.g. from
+    :func:`frontier_stream`) chooses each row's task from the rewards it is fed (frontier selection).
     """
     from datasets import IterableDataset
 
-    mixture = Mixture(mix, split, seed)
+    mixture: Mixture | TaskSampler = Mixture(mix, split, seed)
+    if sampler is not None:
+        if curriculum is not None:
+            raise ValueError("a stream takes either a curriculum or a frontier sampler, not both")
+        if (sampler.split, sampler.seed) != (mixture.split, mixture.seed):
+            raise ValueError(f"the sampler draws from split {sampler.split!r} seed {sampler.seed}, the stream from "
+                             f"{mixture.split!r} seed {mixture.seed}")
+        mixture = sampler
     _check_rank(rank, world_size)
     gen = partial(_stream_generator, mixture, int(start), int(rank), int(world_size), curriculum, with_solution, style)
     return IterableDataset.from_generator(gen, features=row_features(with_solution))
+
+
+def frontier_stream(mix: MixLike, split: str = "train", seed: int = 0, config: FrontierConfig | Mapping[str, Any] | None = None,
+                    **kwargs: Any) -> tuple["datasets.IterableDataset", TaskSampler]:
+    """An unlimited stream whose tasks are chosen at the model's frontier, and the sampler to feed.
+
+    Feed each graded completion back with ``sampler.observe(task, success)`` (the TRL trainer of
+    :mod:`rlvr.train` does it after every generation batch); the draws are a pure function of the
+    seed and that history.
+    """
+    cfg = config if isinstance(config, FrontierConfig) else FrontierConfig.from_mapping(config)
+    sampler = TaskSampler(Mixture(mix, split, seed), cfg)
+    return build_stream(mix, split, seed, sampler=sampler, **kwargs), sampler
 
 
 def task_from_row(row: Mapping[str, Any]) -> Task:

@@ -1,4 +1,4 @@
-"""Trainer callbacks: step timing and the reward-driven curriculum."""
+"""Trainer callbacks: step timing, the reward-driven curriculum and the frontier sampler's state."""
 from __future__ import annotations
 
 import json
@@ -9,11 +9,13 @@ from typing import Any
 
 from transformers import TrainerCallback
 
+from rlvr.files import atomic_open
 from rlvr.train.curriculum import Curriculum
 
 log = logging.getLogger(__name__)
 
 CURRICULUM_STATE_FILE = "rlvr_curriculum.json"
+FRONTIER_STATE_FILE = "rlvr_frontier.json"
 
 
 def _annotate(state: Any, logs: dict[str, Any], **values: Any) -> None:
@@ -78,6 +80,38 @@ class CurriculumCallback(TrainerCallback):
         ckpt = Path(args.output_dir) / f"checkpoint-{state.global_step}"
         if ckpt.is_dir():
             (ckpt / CURRICULUM_STATE_FILE).write_text(json.dumps(self.curriculum.state_dict()))
+
+
+class FrontierCallback(TrainerCallback):
+    """Saves the frontier sampler's cell statistics with each checkpoint (and restores them on resume),
+    and writes ``frontier.json`` (per-cell outcomes, rates, weights and draws) at the end of training."""
+
+    def __init__(self, sampler: Any) -> None:
+        self.sampler = sampler
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        resume = getattr(args, "resume_from_checkpoint", None)
+        if resume and state.global_step > 0:
+            path = Path(str(resume)) / FRONTIER_STATE_FILE
+            if path.is_file():
+                self.sampler.load_state_dict(json.loads(path.read_text()))
+
+    def on_save(self, args, state, control, **kwargs):
+        if not state.is_world_process_zero:
+            return
+        ckpt = Path(args.output_dir) / f"checkpoint-{state.global_step}"
+        if ckpt.is_dir():
+            (ckpt / FRONTIER_STATE_FILE).write_text(json.dumps(self.sampler.state_dict()))
+
+    def on_train_end(self, args, state, control, **kwargs):
+        if not state.is_world_process_zero:
+            return
+        out = Path(args.output_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        summary = {"cells": self.sampler.policy.summary(), "drawn_by_cell": dict(sorted(self.sampler.drawn_by_cell.items())),
+                   "config": vars(self.sampler.config)}
+        with atomic_open(out / "frontier.json") as fh:
+            fh.write(json.dumps(summary, indent=2) + "\n")
 
 
 class TimeBudgetCallback(TrainerCallback):

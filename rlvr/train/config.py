@@ -100,6 +100,21 @@ class TaskArguments:
             "steps to the next level when the rolling mean of `metric` reaches `threshold`"
         },
     )
+    frontier: dict | str | None = field(
+        default=None,
+        metadata={
+            "help": "frontier task selection: {candidates: 8, window: 32, prior: 1.0, floor: 0.05, success: correct, "
+            "policy: frontier|uniform} -- each training row takes one of `candidates` tasks of the split, weighted "
+            "towards difficulty cells whose success is strictly between 0 and 1 (rlvr.frontier)"
+        },
+    )
+    dynamic_sampling: dict | str | None = field(
+        default=None,
+        metadata={
+            "help": "dynamic sampling: {max_rounds: 1, max_groups: null} or true -- groups whose rewards all agree are "
+            "replaced by groups of fresh prompts before the update (rlvr.train.dynamic)"
+        },
+    )
     system_prompt: str | None = field(
         default=None, metadata={"help": "replaces the tasks' system message (None: the task's own)"}
     )
@@ -144,6 +159,13 @@ class TaskArguments:
         if not isinstance(self.eval_sets, dict):
             raise ValueError("eval_sets must be a mapping name -> {split, ...}")
         self.curriculum = _load_structured(self.curriculum, "curriculum")
+        self.frontier = _load_structured(self.frontier, "frontier")
+        if isinstance(self.dynamic_sampling, str):
+            text = self.dynamic_sampling.strip().lower()
+            self.dynamic_sampling = {"true": True, "false": False, "none": None}.get(text) if text in ("true", "false", "none") \
+                else _load_structured(self.dynamic_sampling, "dynamic_sampling")
+        if self.curriculum and self.frontier:
+            raise ValueError("choose one task-selection policy: `curriculum` (threshold levels) or `frontier`")
         if isinstance(self.reward_funcs, str):
             self.reward_funcs = [f for f in self.reward_funcs.replace(",", " ").split() if f]
         self.prompt_options()  # a negative few_shot fails here

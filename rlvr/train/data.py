@@ -20,7 +20,8 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from rlvr.datasets import build_dataset, build_stream
+from rlvr.datasets import Mixture, build_dataset, build_stream
+from rlvr.frontier import FrontierConfig, TaskSampler
 from rlvr.registry import get_family
 from rlvr.train.config import TaskArguments, build_mix
 from rlvr.train.curriculum import Curriculum
@@ -28,12 +29,26 @@ from rlvr.train.curriculum import Curriculum
 log = logging.getLogger(__name__)
 
 
-def build_train_dataset(task_args: TaskArguments, training_args: Any, curriculum: Curriculum | None = None) -> Any:
+def build_sampler(task_args: TaskArguments, dynamic: bool = False) -> TaskSampler | None:
+    """The training stream's task sampler: frontier selection when the recipe sets ``frontier``; a plain
+    (uniform, one candidate) sampler when only dynamic sampling needs replacement prompts; else None."""
+    if not task_args.frontier and not dynamic:
+        return None
+    if task_args.frontier:
+        config = FrontierConfig.from_mapping(task_args.frontier if isinstance(task_args.frontier, dict) else {})
+    else:
+        config = FrontierConfig(candidates=1, policy="uniform")
+    return TaskSampler(Mixture(task_args.mix(), task_args.train_split, task_args.task_seed), config)
+
+
+def build_train_dataset(task_args: TaskArguments, training_args: Any, curriculum: Curriculum | None = None,
+                        sampler: TaskSampler | None = None) -> Any:
     """The training dataset of a recipe (a stream unless ``train_size > 0``)."""
     mix = task_args.mix()
     if task_args.train_size > 0:
-        if curriculum is not None:
-            raise ValueError("a curriculum needs the task stream (train_size: 0); a fixed dataset cannot change")
+        if curriculum is not None or sampler is not None:
+            raise ValueError("a curriculum, frontier selection or dynamic sampling needs the task stream (train_size: 0); "
+                             "a fixed dataset cannot change")
         return build_dataset(mix, n=task_args.train_size, split=task_args.train_split, seed=task_args.task_seed)
     if getattr(training_args, "max_steps", -1) <= 0:
         raise ValueError("the task stream is unbounded: set max_steps (or train_size > 0 for a fixed dataset)")
@@ -42,7 +57,7 @@ def build_train_dataset(task_args: TaskArguments, training_args: Any, curriculum
     training_args.shuffle_dataset = False
     if curriculum is not None:
         check_curriculum(curriculum, mix)
-    return build_stream(mix, split=task_args.train_split, seed=task_args.task_seed, curriculum=curriculum)
+    return build_stream(mix, split=task_args.train_split, seed=task_args.task_seed, curriculum=curriculum, sampler=sampler)
 
 
 def check_curriculum(curriculum: Curriculum, mix: list[Any]) -> None:

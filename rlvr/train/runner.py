@@ -19,7 +19,8 @@ from typing import Any, Sequence
 from rlvr.models import load_tokenizer, quiet_checkpointing_aliases, resolve_model
 from rlvr.train.config import TaskArguments, has_accelerator
 from rlvr.train.curriculum import Curriculum
-from rlvr.train.data import build_eval_sets, build_train_dataset
+from rlvr.train.data import build_eval_sets, build_sampler, build_train_dataset
+from rlvr.train.dynamic import DynamicSamplingConfig, SamplingHooks
 from rlvr.train.plots import plot_training_curve
 from rlvr.train.rewards import resolve_reward_funcs
 
@@ -59,7 +60,7 @@ def _named_eval_trainer(base: type) -> type:
     ``eval_<name>_reward`` etc., next to transformers' own ``eval_<name>_loss``.
     """
 
-    class NamedEvalTrainer(base):  # type: ignore[misc, valid-type]
+    class NamedEvalTrainer(SamplingHooks, base):  # type: ignore[misc, valid-type]
         _rlvr_eval_prefix: str | None = None
 
         def evaluate(self, eval_dataset=None, ignore_keys=None, metric_key_prefix: str = "eval"):
@@ -163,7 +164,12 @@ def build_trainer(
     """A ready-to-train TRL trainer for the recipe (model, tokenizer, datasets, rewards, LoRA, callbacks)."""
     from trl import get_peft_config
 
-    from rlvr.train.callbacks import CurriculumCallback, StepTimerCallback, TimeBudgetCallback  # imports transformers
+    from rlvr.train.callbacks import (  # imports transformers
+        CurriculumCallback,
+        FrontierCallback,
+        StepTimerCallback,
+        TimeBudgetCallback,
+    )
 
     check_gpu_only_options(training_args)
     model_path = resolve_model(model_args.model_name_or_path or "default")
@@ -174,7 +180,9 @@ def build_trainer(
     curriculum = None
     if task_args.curriculum:
         curriculum = Curriculum.from_config(task_args.curriculum)
-    train_dataset = build_train_dataset(task_args, training_args, curriculum=curriculum)
+    dynamic = DynamicSamplingConfig.from_mapping(task_args.dynamic_sampling)
+    sampler = build_sampler(task_args, dynamic=dynamic is not None)
+    train_dataset = build_train_dataset(task_args, training_args, curriculum=curriculum, sampler=sampler)
     eval_dataset = None
     skip_short_run_eval(training_args)
     strategy = str(getattr(training_args, "eval_strategy", "no")).lower().split(".")[-1]
@@ -187,6 +195,8 @@ def build_trainer(
     all_callbacks = [StepTimerCallback()]
     if curriculum is not None:
         all_callbacks.append(CurriculumCallback(curriculum))
+    if sampler is not None:
+        all_callbacks.append(FrontierCallback(sampler))
     if task_args.max_train_minutes > 0:
         all_callbacks.append(TimeBudgetCallback(task_args.max_train_minutes))
     all_callbacks.extend(callbacks)
@@ -203,6 +213,8 @@ def build_trainer(
         peft_config=peft_config,
         callbacks=all_callbacks,
     )
+    trainer.rlvr_sampler = sampler
+    trainer.rlvr_dynamic = dynamic
     if any(getattr(cb, "replaces_console", False) for cb in all_callbacks):
         from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
