@@ -10,8 +10,8 @@ A :class:`TaskSampler` turns a :class:`~rlvr.datasets.Mixture` into a stream of 
   come from the stream's own split, so selection never reaches a held-out task;
 - :meth:`TaskSampler.observe` feeds back each graded completion (cell, success); the
   :class:`FrontierPolicy` keeps a window of recent outcomes per cell and weights a cell by
-  ``floor + (1 - floor) * 4 p (1 - p)`` with ``p`` the cell's smoothed success rate: cells at 0 or
-  1 are drawn less, unseen cells are explored first;
+  ``floor + (1 - floor) * (4 p (1 - p)) ** sharpness`` with ``p`` the cell's smoothed success rate:
+  cells at 0 or 1 are drawn less, unseen cells are explored first;
 - the choice at row ``i`` is a pure function of ``(seed, split, i)`` and the outcomes observed
   before it, so the same seed and reward history give the same tasks on any machine.
 
@@ -47,12 +47,13 @@ def difficulty_cell(task: Task) -> str:
 
 @runtime_checkable
 class SelectionPolicy(Protocol):
-    """Weights of difficulty cells for the next draw, learnt from graded outcomes."""
+    """Weights of difficulty cells for the next draw, learnt from graded outcomes (the frontier and
+    uniform policies here; :class:`rlvr.train.curriculum.Curriculum` is the threshold policy)."""
 
     def weights(self, cells: list[str]) -> list[float]:
         """One non-negative weight per candidate cell (not all zero)."""
 
-    def observe(self, cell: str, success: float) -> None:
+    def observe_outcome(self, cell: str, success: float) -> None:
         """One graded completion of a task in ``cell`` (success in [0, 1])."""
 
 
@@ -86,6 +87,7 @@ class FrontierConfig:
     - ``window``: most recent graded completions kept per cell;
     - ``prior``: Beta pseudo-counts smoothing a cell's success rate (an unseen cell counts as 0.5);
     - ``floor``: weight of a cell whose success is 0 or 1 (drawn less, never excluded);
+    - ``sharpness``: the exponent of ``4 p (1 - p)`` (higher: cells near 0 or 1 fall off faster);
     - ``success``: a completion counts as a success when its verdict is correct (``correct``) or its
       reward reaches this threshold (a number);
     - ``policy``: ``frontier`` or ``uniform``.
@@ -93,8 +95,9 @@ class FrontierConfig:
 
     candidates: int = 8
     window: int = 32
-    prior: float = 1.0
+    prior: float = 0.5
     floor: float = 0.05
+    sharpness: float = 2.0
     success: str | float = "correct"
     policy: str = "frontier"
 
@@ -105,6 +108,8 @@ class FrontierConfig:
             raise ValueError(f"frontier: window must be >= 1, got {self.window}")
         if not float(self.prior) > 0:
             raise ValueError(f"frontier: prior must be > 0, got {self.prior}")
+        if not float(self.sharpness) > 0:
+            raise ValueError(f"frontier: sharpness must be > 0, got {self.sharpness}")
         if not 0.0 < float(self.floor) <= 1.0:
             raise ValueError(f"frontier: floor must be in (0, 1], got {self.floor}")
         if self.policy not in POLICIES:
@@ -112,7 +117,7 @@ class FrontierConfig:
         if self.success != "correct" and not isinstance(self.success, (int, float)):
             raise ValueError(f"frontier: success must be 'correct' or a reward threshold, got {self.success!r}")
         self.candidates, self.window = int(self.candidates), int(self.window)
-        self.prior, self.floor = float(self.prior), float(self.floor)
+        self.prior, self.floor, self.sharpness = float(self.prior), float(self.floor), float(self.sharpness)
 
     @classmethod
     def from_mapping(cls, config: Mapping[str, Any] | None) -> "FrontierConfig":
@@ -126,7 +131,7 @@ class FrontierConfig:
 
 
 class FrontierPolicy:
-    """Cells weighted by ``floor + (1 - floor) * 4 p (1 - p)`` of their smoothed success rate ``p``."""
+    """Cells weighted by ``floor + (1 - floor) * (4 p (1 - p)) ** sharpness`` of their smoothed success rate ``p``."""
 
     def __init__(self, config: FrontierConfig | None = None) -> None:
         self.config = config or FrontierConfig()
@@ -144,12 +149,12 @@ class FrontierPolicy:
 
     def weight(self, cell: str) -> float:
         p = self.rate(cell)
-        return self.config.floor + (1.0 - self.config.floor) * 4.0 * p * (1.0 - p)
+        return self.config.floor + (1.0 - self.config.floor) * (4.0 * p * (1.0 - p)) ** self.config.sharpness
 
     def weights(self, cells: list[str]) -> list[float]:
         return [self.weight(c) for c in cells]
 
-    def observe(self, cell: str, success: float) -> None:
+    def observe_outcome(self, cell: str, success: float) -> None:
         self._stats(cell).add(success)
 
     def summary(self) -> dict[str, dict[str, float]]:
@@ -189,7 +194,7 @@ class TaskSampler:
     """
 
     def __init__(self, mixture: Any, config: FrontierConfig | None = None,
-                 policy: FrontierPolicy | None = None) -> None:
+                 policy: SelectionPolicy | None = None) -> None:
         self.mixture = mixture
         self.config = config or FrontierConfig()
         self.policy = policy or make_policy(self.config)
@@ -198,13 +203,18 @@ class TaskSampler:
         self._fresh_next = 0
 
     # ------------------------------------------------------------------ drawing
+    def _task(self, index: int) -> Task:
+        # an option-setting policy (the threshold curriculum) steers the generator itself
+        steer = self.policy if hasattr(self.policy, "options_for") else None
+        return self.mixture.task_at(index, steer)
+
     def _choose(self, row: int, namespace: str) -> Task:
         k = self.config.candidates
         if k == 1 or self.config.policy == "uniform":
-            task = self.mixture.task_at(self._candidate_index(row, 0, namespace))
+            task = self._task(self._candidate_index(row, 0, namespace))
             self._count(difficulty_cell(task))
             return task
-        tasks = [self.mixture.task_at(self._candidate_index(row, j, namespace)) for j in range(k)]
+        tasks = [self._task(self._candidate_index(row, j, namespace)) for j in range(k)]
         cells = [difficulty_cell(t) for t in tasks]
         weights = self.policy.weights(cells)
         total = sum(weights)
@@ -251,7 +261,7 @@ class TaskSampler:
 
     def observe(self, task: Task, success: float) -> None:
         """Feed one graded completion of ``task``."""
-        self.policy.observe(difficulty_cell(task), success)
+        self.policy.observe_outcome(difficulty_cell(task), success)
 
     def observe_many(self, outcomes: Iterable[tuple[Task, float]]) -> None:
         for task, success in outcomes:
@@ -260,7 +270,7 @@ class TaskSampler:
     # ------------------------------------------------------------------ reporting
     def metrics(self) -> dict[str, float]:
         """Flat logging metrics: cells at the frontier, mean windowed rate, per-cell rates."""
-        summary = self.policy.summary()
+        summary = self.policy.summary() if hasattr(self.policy, "summary") else {}
         out: dict[str, float] = {}
         if summary:
             rates = [v["rate"] for v in summary.values()]

@@ -22,6 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--eval-size", type=int, help="eval tasks per split, every split (default: the recipe's eval sets: 100 in, 50 cross, 50 out)")
     p.add_argument("--max-new-tokens", type=int, help="eval generation length (default: the recipe's max_completion_length)")
     p.add_argument("--skip-before", action="store_true", help="reuse the before-training scores of a previous run in OUTPUT_DIR")
+    p.add_argument("--no-base-cache", action="store_true",
+                   help="evaluate the base model even when an earlier run on this machine cached its answers on the same tasks")
     p.add_argument("-s", "--set", action="append", default=[], metavar="KEY=VALUE", help="any recipe field override (repeatable)")
     p.set_defaults(func=run)
 
@@ -43,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
             recipe=args.recipe, output_dir=args.output_dir, minutes=args.minutes, max_steps=args.max_steps,
             eval_size=args.eval_size, max_new_tokens=args.max_new_tokens, overrides=overrides,
             skip_before=args.skip_before,
+            base_cache=not args.no_base_cache,
         )
     except RuntimeError as exc:
         print(f"rlvr quickstart: error: {exc}", file=sys.stderr)

@@ -73,3 +73,63 @@ def paired_exact_test(before: Sequence[bool], after: Sequence[bool]) -> PairedTe
     discordant = gained + lost
     p = 1.0 if discordant == 0 else float(binomtest(gained, discordant, 0.5, alternative="two-sided").pvalue)
     return PairedTest(n=len(before), gained=gained, lost=lost, p_value=min(1.0, p))
+
+
+@dataclass(frozen=True)
+class PairedRankTest:
+    """A Wilcoxon signed-rank test on paired per-task scores (after - before) of the same tasks.
+
+    ``better``/``worse``: tasks whose score rose / fell; ``mean_diff``: the mean paired difference;
+    ``p_value``: two-sided, pairs with no difference dropped (1.0 when every pair is tied).
+    """
+
+    n: int
+    better: int
+    worse: int
+    mean_diff: float
+    p_value: float
+
+
+def paired_signed_rank_test(before: Sequence[float], after: Sequence[float]) -> PairedRankTest:
+    """The Wilcoxon signed-rank test of ``after`` against ``before`` (same tasks, same order)."""
+    if len(before) != len(after):
+        raise ValueError(f"paired scores need equal lengths, got {len(before)} and {len(after)}")
+    from scipy.stats import wilcoxon
+
+    diffs = [float(a) - float(b) for b, a in zip(before, after)]
+    changed = [d for d in diffs if abs(d) > 1e-12]
+    mean_diff = sum(diffs) / len(diffs) if diffs else float("nan")
+    p = 1.0 if not changed else float(wilcoxon(changed, alternative="two-sided").pvalue)
+    return PairedRankTest(n=len(diffs), better=sum(d > 0 for d in changed), worse=sum(d < 0 for d in changed),
+                          mean_diff=mean_diff, p_value=min(1.0, p))
+
+
+@dataclass(frozen=True)
+class Trend:
+    """The mean of the last quarter of a series against its first quarter, with a 95 % Welch interval."""
+
+    first: float
+    last: float
+    diff: float
+    ci_low: float
+    ci_high: float
+    n_quarter: int
+
+
+def quarter_trend(values: Sequence[float]) -> Trend | None:
+    """First-quarter and last-quarter means of ``values`` and the 95 % interval of their difference
+    (Welch's t; None with fewer than 4 values)."""
+    xs = [float(v) for v in values if v is not None and math.isfinite(float(v))]
+    if len(xs) < 4:
+        return None
+    q = max(2, len(xs) // 4)
+    first, last = xs[:q], xs[-q:]
+    from scipy.stats import ttest_ind
+
+    m1, m2 = sum(first) / q, sum(last) / q
+    if len(set(first)) == 1 and len(set(last)) == 1:
+        low = high = m2 - m1
+    else:
+        ci = ttest_ind(last, first, equal_var=False).confidence_interval(0.95)
+        low, high = float(ci.low), float(ci.high)
+    return Trend(first=m1, last=m2, diff=m2 - m1, ci_low=low, ci_high=high, n_quarter=q)

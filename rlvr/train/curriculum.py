@@ -1,5 +1,9 @@
 """A reward-driven curriculum: one task option steps through levels as the model gets better.
 
+It is the threshold policy of :mod:`rlvr.frontier` (``TaskSampler(mixture, policy=curriculum)``): it
+sets a generator option by level, where the frontier policy chooses among candidate tasks by the
+success of their difficulty cells.
+
 Example (recipe YAML)::
 
     curriculum:
@@ -94,6 +98,17 @@ class Curriculum:
         self._recent.clear()
         self.history.append({"step": step, "level": self.level, "value": self.value, "metric_mean": round(mean, 4)})
         return True
+
+    # ---------------------------------------------------------------- as a selection policy
+    def weights(self, cells: list[str]) -> list[float]:
+        """As a :class:`rlvr.frontier.SelectionPolicy`: every candidate weighs the same (the level sets the option)."""
+        return [1.0] * len(cells)
+
+    def observe_outcome(self, cell: str, success: float) -> None:
+        """Graded completions do not move a threshold curriculum: it advances on logged metrics (:meth:`observe`)."""
+
+    def summary(self) -> dict[str, dict[str, float]]:
+        return {}
 
     def state_dict(self) -> dict[str, Any]:
         """What a checkpoint stores to resume at the same level."""
