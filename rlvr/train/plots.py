@@ -40,19 +40,44 @@ def _draw_train(ax: Any, train: Sequence[dict[str, Any]], window: int) -> None:
     """Raw (faint) and trailing-mean curves of the total reward and each reward function."""
     if train:
         steps = [h["step"] for h in train]
-        keys = ["reward"] + sorted(k for k in train[0] if k.startswith("rewards/") and k.endswith("/mean"))
+        keys = ["reward"] + (["rlvr/reward_drawn"] if "rlvr/reward_drawn" in train[0] else []) \
+            + sorted(k for k in train[0] if k.startswith("rewards/") and k.endswith("/mean"))
         for key in keys:
             pts = [(s, h.get(key)) for s, h in zip(steps, train) if h.get(key) is not None]
             if not pts:
                 continue
             xs, ys = zip(*pts)
-            label = "total reward" if key == "reward" else key.split("/")[1]
+            label = {"reward": "total reward", "rlvr/reward_drawn": "total reward, tasks as drawn"}.get(key, key.split("/")[1])
             ax.plot(xs, ys, alpha=0.2)
             ax.plot(xs, _smooth(ys, window), label=f"{label} (mean of {window})", color=ax.lines[-1].get_color())
     ax.set_xlabel("step")
     ax.set_ylabel("train reward")
     ax.set_title("training (fresh train-split tasks)")
     ax.legend(fontsize=8)
+
+
+def _draw_sampling(ax: Any, train: Sequence[dict[str, Any]]) -> None:
+    """Per step: groups without reward spread and those replaced (bars), frontier cells and mean cell success (lines)."""
+    steps = [h["step"] for h in train]
+    zero = [h.get("dynamic/zero_std_groups") for h in train]
+    replaced = [h.get("dynamic/replaced") for h in train]
+    if any(v is not None for v in zero):
+        ax.bar(steps, [v or 0 for v in zero], width=0.8, color="C7", alpha=0.5, label="groups without reward spread")
+        ax.bar(steps, [v or 0 for v in replaced], width=0.5, color="C2", alpha=0.8, label="replaced by fresh prompts")
+    cells = [h.get("frontier/cells_at_frontier") for h in train]
+    if any(v is not None for v in cells):
+        ax.plot(steps, [v if v is not None else float("nan") for v in cells], color="C3", marker=".",
+                label="cells at the frontier (success 0.1-0.9)")
+        twin = ax.twinx()
+        rates = [h.get("frontier/mean_rate") for h in train]
+        twin.plot(steps, [v if v is not None else float("nan") for v in rates], color="C0", linestyle="--",
+                  label="mean cell success (right axis)")
+        twin.set_ylim(0, 1)
+        twin.legend(fontsize=7, loc="upper right")
+    ax.set_xlabel("step")
+    ax.set_ylabel("groups / cells")
+    ax.set_title("frontier selection and dynamic sampling")
+    ax.legend(fontsize=7, loc="upper left")
 
 
 def _save(fig: Any, out_png: str | Path, title: str) -> Path:
@@ -116,8 +141,12 @@ def plot_before_after(
     """
     plt = pyplot()
     train = _train_logs(history)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.2))
+    sampling = any(k.startswith(("dynamic/", "frontier/")) for h in train for k in h)
+    fig, axes = plt.subplots(1, 3 if sampling else 2, figsize=(17 if sampling else 12, 4.2))
+    left, right = axes[0], axes[-1]
     _draw_train(left, train, _window(train, window))
+    if sampling:
+        _draw_sampling(axes[1], train)
     splits = [s for s in before if s in after]
     stages = [(before, "base", 0.3)] + ([(warm, "warm start", 0.6)] if warm else []) + [(after, "after", 0.95)]
     k = len(stages)
@@ -132,6 +161,6 @@ def plot_before_after(
     right.set_xticks(range(len(splits)), [f"{s} (n = {int(before[s].get('n', 0))})" for s in splits])
     right.set_ylabel("%")
     right.set_ylim(0, 135)
-    right.set_title("held-out tasks, greedy: " + " -> ".join(w for _, w, _ in stages) + " (faint to solid)")
+    right.set_title("held-out, greedy: " + " -> ".join(w for _, w, _ in stages))
     right.legend(fontsize=6, ncol=len(metrics), loc="upper center")
     return _save(fig, out_png, title)
