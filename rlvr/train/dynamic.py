@@ -154,7 +154,7 @@ def observe_batch(sampler: TaskSampler, inputs: list[Mapping[str, Any]], prompts
             if sampler.config.success == "correct" else False
         local.append((difficulty_cell(task), sampler.is_success(correct, float(reward))))
     for cell, success in gather(local):
-        sampler.policy.observe(cell, success)
+        sampler.policy.observe_outcome(cell, success)
 
 
 def fresh_inputs(sampler: TaskSampler, n_groups: int, group: int, rank: int) -> list[dict[str, Any]]:
