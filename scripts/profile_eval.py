@@ -1,0 +1,111 @@
+"""What a quickstart evaluation costs on CPU, lever by lever (a benchmark, not part of rlvr).
+
+    python scripts/profile_eval.py --model outputs/quickstart/warm_start/merged --n 64 [--repeats 2]
+
+Greedy generation of the first ``n`` tasks of the quickstart's eval set (its prompts, its 80-token
+limit), sorted by prompt length and left-padded as ``rlvr eval`` does, once per lever:
+
+- ``baseline``: batch 64, 2 threads, float32, KV cache, 80 new tokens;
+- ``batch 32``; ``1 thread``; ``bfloat16``; ``no KV cache``; ``64 new tokens``;
+- ``stop at </answer>``: generation also ends at the answer block's closing tag (``stop_strings``).
+
+For each: seconds (median of ``repeats``), completions/s, generated tokens, and whether the answers
+equal the baseline's (same exact-match verdicts). Prints a Markdown table.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import torch  # noqa: E402
+from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig  # noqa: E402
+
+from rlvr.api import verify  # noqa: E402
+from rlvr.datasets import Mixture  # noqa: E402
+from rlvr.eval.backends.hf import render_prompt  # noqa: E402
+from rlvr.models import configure_tokenizer  # noqa: E402
+from rlvr.train.sft import parse_sft_recipe  # noqa: E402
+from rlvr.train.data import eval_set_specs  # noqa: E402
+
+LEVERS = {
+    "baseline": {},
+    "batch 32": {"batch": 32},
+    "1 thread": {"threads": 1},
+    "bfloat16": {"dtype": torch.bfloat16},
+    "no KV cache": {"use_cache": False},
+    "64 new tokens": {"max_new_tokens": 64},
+    "stop at </answer>": {"stop": True},
+}
+
+
+def eval_tasks(n: int) -> list:
+    task_args, _, _, _ = parse_sft_recipe(["--config", str(ROOT / "recipes" / "quickstart.yaml")])
+    spec = eval_set_specs(task_args)["test_in"]
+    mixture = Mixture(list(spec["mix"]), spec["split"], task_args.eval_seed)
+    return [mixture.task_at(i) for i in range(n)]
+
+
+def run(model_dir: str, tasks: list, *, batch: int = 64, threads: int = 2, dtype=torch.float32, use_cache: bool = True,
+        max_new_tokens: int = 80, stop: bool = False) -> tuple[float, list[str], int]:
+    torch.set_num_threads(threads)
+    tokenizer = configure_tokenizer(AutoTokenizer.from_pretrained(model_dir))
+    model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=dtype).eval()
+    texts = [render_prompt(tokenizer, t.prompt) for t in tasks]
+    order = sorted(range(len(tasks)), key=lambda i: len(tokenizer(texts[i])["input_ids"]))
+    config = GenerationConfig(max_new_tokens=max_new_tokens, do_sample=False, use_cache=use_cache,
+                              pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id,
+                              stop_strings=["</answer>"] if stop else None)
+    answers: dict[int, str] = {}
+    generated = 0
+    t0 = time.perf_counter()
+    for start in range(0, len(order), batch):
+        rows = order[start:start + batch]
+        enc = tokenizer([texts[i] for i in rows], return_tensors="pt", padding=True, add_special_tokens=False)
+        with torch.inference_mode():
+            out = model.generate(**enc, generation_config=config, tokenizer=tokenizer if stop else None)
+        new = out[:, enc["input_ids"].shape[1]:]
+        for i, ids in zip(rows, new):
+            ids = [t for t in ids.tolist() if t != tokenizer.pad_token_id]
+            generated += len(ids)
+            answers[i] = tokenizer.decode(ids, skip_special_tokens=True)
+    return time.perf_counter() - t0, [answers[i] for i in range(len(tasks))], generated
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", required=True, help="a local model folder (e.g. the quickstart's warm_start/merged)")
+    parser.add_argument("--n", type=int, default=64)
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--only", nargs="*", help="levers to run (default: all)")
+    args = parser.parse_args()
+    tasks = eval_tasks(args.n)
+    rows = []
+    reference: list[bool] | None = None
+    for name, lever in LEVERS.items():
+        if args.only and name not in args.only and name != "baseline":
+            continue
+        times, answers, tokens = [], [], 0
+        for _ in range(args.repeats):
+            seconds, answers, tokens = run(args.model, tasks, **lever)
+            times.append(seconds)
+        right = [bool(verify(t, a).correct) for t, a in zip(tasks, answers)]
+        if reference is None:
+            reference = right
+        same = "yes" if right == reference else f"no ({sum(r != b for r, b in zip(right, reference))} differ)"
+        median = statistics.median(times)
+        rows.append(f"| {name} | {median:.1f} | {len(tasks) / median:.2f} | {tokens} | {sum(right)} | {same} |")
+        print(rows[-1], flush=True)
+    print("\n| lever | seconds | completions/s | tokens generated | exact | same verdicts as baseline |")
+    print("|---|---|---|---|---|---|")
+    print("\n".join(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
