@@ -21,7 +21,7 @@ from types import SimpleNamespace
 
 import pytest
 
-pytest.importorskip("openrlhf", reason="OpenRLHF is not installed (bash scripts/install.sh installs it)")
+pytest.importorskip("openrlhf", reason="OpenRLHF is not installed (bash scripts/install.sh --dev installs it)")
 
 from openrlhf.datasets import PromptDataset
 from openrlhf.datasets.utils import blending_datasets

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-vf = pytest.importorskip("verifiers.v1", reason="verifiers is not installed (bash scripts/install.sh installs it)")
+vf = pytest.importorskip("verifiers.v1", reason="verifiers is not installed (bash scripts/install.sh --dev installs it)")
 pytest.importorskip("rlvr_chem_env", reason="the environment package is not installed: "
-                                            "pip install -e environments/rlvr_chem_env (scripts/install.sh does)")
+                                            "pip install -e environments/rlvr_chem_env (scripts/install.sh --dev does)")
 
 from verifiers.v1.graph import MessageNode
 from verifiers.v1.state import state_cls

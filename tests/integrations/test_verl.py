@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-verl = pytest.importorskip("verl", reason="verl is not installed (bash scripts/install.sh installs it)")
+verl = pytest.importorskip("verl", reason="verl is not installed (bash scripts/install.sh --dev installs it)")
 
 import numpy as np
 import torch
