@@ -15,7 +15,7 @@ from rlvr.commands.errors import report_error
 
 #: subcommand modules, in help order; each exposes ``register(subparsers)``
 COMMANDS = (
-    "sample", "verify", "corpus", "features", "export", "serve_rewards", "train", "sft", "eval", "quickstart",
+    "sample", "verify", "corpus", "features", "export", "serve_rewards", "train", "sft", "eval", "quickstart", "bench",
 )
 
 

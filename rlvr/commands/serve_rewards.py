@@ -1,4 +1,4 @@
-"""``rlvr serve-rewards``: an HTTP reward server for OpenRLHF's ``--remote_rm_url``."""
+"""``rlvr serve-rewards``: an HTTP reward server for OpenRLHF's ``--reward.remote_url`` (0.11; ``--remote_rm_url`` before)."""
 from __future__ import annotations
 
 import argparse
