@@ -110,12 +110,16 @@ def render_table(before: dict[str, SplitScore], after: dict[str, SplitScore],
 
 def per_task(records: Sequence[dict[str, Any]], what: str = "correct") -> dict[str, dict[str, Any]]:
     """``{split: {task id: value}}`` of the first rollout of each task record: ``correct`` (bool) or
-    ``reward`` (the per-task reward kept by the quickstart's slim records; 0 when absent)."""
+    ``reward`` (the per-task reward kept by the quickstart's slim records)."""
     out: dict[str, dict[str, Any]] = {}
     for rec in records:
         split = rec.get("split_group") or rec["split"]
         roll = rec["rollouts"][0]
-        value = bool(roll["correct"]) if what == "correct" else float(roll.get("reward") or 0.0)
+        if what == "correct":
+            value = bool(roll["correct"])
+        else:  # the slim records' reward, else the verdict's F1, else exact match
+            metrics = roll.get("metrics") or {}
+            value = float(roll.get("reward", metrics.get("f1", float(bool(roll["correct"])))) or 0.0)
         out.setdefault(split, {})[rec["id"]] = value
     return out
 

@@ -67,3 +67,25 @@ def test_paired_exact_test_on_known_inputs():
     assert paired_exact_test([True, False], [True, False]).p_value == 1.0
     with pytest.raises(ValueError):
         paired_exact_test([True], [True, False])
+
+
+def test_signed_rank_test_on_paired_scores():
+    from rlvr.eval.stats import paired_signed_rank_test
+
+    test = paired_signed_rank_test([0.5, 0.5, 1.0, 0.2, 0.3, 0.1, 0.6, 0.7, 1.0], [1.0, 0.6, 1.0, 0.9, 0.8, 0.2, 0.9, 0.95, 1.0])
+    assert (test.n, test.better, test.worse) == (9, 7, 0)
+    assert test.p_value == pytest.approx(2 / 2 ** 7)  # exact: all 7 non-zero differences positive
+    assert paired_signed_rank_test([1.0, 0.0], [1.0, 0.0]).p_value == 1.0
+    with pytest.raises(ValueError, match="equal lengths"):
+        paired_signed_rank_test([1.0], [])
+
+
+def test_quarter_trend_with_interval():
+    from rlvr.eval.stats import quarter_trend
+
+    rising = quarter_trend([1.0, 1.1, 0.9, 1.0, 1.2, 1.3, 1.4, 1.5, 1.9, 2.0, 1.8, 2.1])
+    assert rising.n_quarter == 3 and rising.first == pytest.approx(1.0) and rising.last == pytest.approx(1.9667, abs=1e-3)
+    assert 0 < rising.ci_low < rising.diff < rising.ci_high
+    flat = quarter_trend([1.0, 2.0, 1.0, 2.0, 1.0, 2.0, 1.0, 2.0])
+    assert flat.ci_low < 0 < flat.ci_high
+    assert quarter_trend([1.0, 2.0, 3.0]) is None

@@ -9,7 +9,7 @@ import pytest
 from rlvr.train.config import parse_recipe
 from rlvr.train.runner import train
 
-pytestmark = pytest.mark.slow
+
 
 
 def run(recipe: Path):
@@ -22,6 +22,7 @@ def _logs(out: Path) -> list[dict]:
     return [h for h in state["log_history"] if "reward" in h]
 
 
+@pytest.mark.slow
 def test_zero_variance_groups_are_replaced_and_counted(tmp_path, tiny_model, make_recipe, monkeypatch):
     probe = tmp_path / "probe"
     probe.mkdir()
@@ -53,6 +54,7 @@ def test_zero_variance_groups_are_replaced_and_counted(tmp_path, tiny_model, mak
     assert sum(summary["drawn_by_cell"].values()) >= 8
 
 
+@pytest.mark.slow
 def test_frontier_run_is_deterministic_and_logs_cells(tmp_path, tiny_model, make_recipe, monkeypatch):
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
     histories = []
@@ -72,3 +74,48 @@ def test_frontier_run_is_deterministic_and_logs_cells(tmp_path, tiny_model, make
         cells = json.loads((out / "frontier.json").read_text())["cells"]
         assert cells and all(c.startswith("stoich.t1|k=") for c in cells)
     assert histories[0] == histories[1]
+
+
+def test_zero_std_groups_and_merge_keep_padding_sides():
+    import torch
+
+    from rlvr.train.dynamic import merge_groups, zero_std_groups
+
+    assert zero_std_groups(torch.tensor([1.0, 1.0, 0.0, 1.0, float("nan"), float("nan")]), 2) == [0, 2]
+    pad = 9
+    batch = {
+        "prompt_ids": torch.tensor([[pad, 1, 2], [pad, 1, 2], [3, 4, 5], [3, 4, 5]]),
+        "prompt_mask": torch.tensor([[0, 1, 1], [0, 1, 1], [1, 1, 1], [1, 1, 1]]),
+        "completion_ids": torch.tensor([[7, pad], [7, 8], [6, pad], [6, 6]]),
+        "completion_mask": torch.tensor([[1, 0], [1, 1], [1, 0], [1, 1]]),
+        "advantages": torch.tensor([0.0, 0.0, -1.0, 1.0]),
+    }
+    fresh = {
+        "prompt_ids": torch.tensor([[1, 1], [1, 1]]),
+        "prompt_mask": torch.tensor([[1, 1], [1, 1]]),
+        "completion_ids": torch.tensor([[5, 5, 5], [5, pad, pad]]),
+        "completion_mask": torch.tensor([[1, 1, 1], [1, 0, 0]]),
+        "advantages": torch.tensor([1.0, -1.0]),
+    }
+    merged = merge_groups(batch, fresh, {0: 0}, 2, pad)
+    # the fresh prompt is left-padded to the batch's width, the kept completions right-padded to the fresh one's
+    assert merged["prompt_ids"].tolist() == [[pad, 1, 1], [pad, 1, 1], [3, 4, 5], [3, 4, 5]]
+    assert merged["prompt_mask"].tolist() == [[0, 1, 1], [0, 1, 1], [1, 1, 1], [1, 1, 1]]
+    assert merged["completion_ids"].tolist() == [[5, 5, 5], [5, pad, pad], [6, pad, pad], [6, 6, pad]]
+    assert merged["completion_mask"].sum().item() == 3 + 1 + 1 + 2
+    assert merged["advantages"].tolist() == [1.0, -1.0, -1.0, 1.0]
+    with pytest.raises(ValueError, match="pixel_values"):
+        merge_groups({**batch, "pixel_values": torch.zeros(1)}, fresh, {0: 0}, 2, pad)
+
+
+def test_dynamic_sampling_config():
+    from rlvr.train.dynamic import DynamicSamplingConfig
+
+    assert DynamicSamplingConfig.from_mapping(None) is None and DynamicSamplingConfig.from_mapping(False) is None
+    assert DynamicSamplingConfig.from_mapping(True).max_rounds == 1
+    assert DynamicSamplingConfig.from_mapping({"max_rounds": 3, "max_groups": 2}).max_groups == 2
+    assert DynamicSamplingConfig.from_mapping({"enabled": False}) is None
+    with pytest.raises(ValueError, match="unknown key"):
+        DynamicSamplingConfig.from_mapping({"rounds": 2})
+    with pytest.raises(ValueError, match="max_rounds"):
+        DynamicSamplingConfig(max_rounds=-1)

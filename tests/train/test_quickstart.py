@@ -49,6 +49,8 @@ def test_quickstart_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
         assert row["n"] == 1 and 0.0 <= row["p_value"] <= 1.0
         assert {"em_before", "em_after", "f1_before", "f1_after", "format_before", "format_after"} <= set(row)
         assert {"em_warm", "p_value_rl", "gained_rl", "lost_rl", "f1_warm", "format_warm"} <= set(row)
+        assert {"reward_p_value_rl", "better_rl", "worse_rl", "reward_before", "reward_warm", "reward_after"} <= set(row)
+    assert {"train_reward_first_quarter", "train_reward_last_quarter"} <= set(summary["train_reward"]) or summary["steps"] < 4
     assert summary["warm_start_steps"] == 1 and (tmp_path / "qs" / "warm_start" / "merged").is_dir()
     assert json.loads((tmp_path / "qs" / "warm_start" / "metrics.jsonl").read_text().splitlines()[0])["step"] == 1
     assert json.loads((tmp_path / "qs" / "eval_warm" / "scores.json").read_text())["in"]["n"] == 1
@@ -84,6 +86,10 @@ def test_summary_separates_the_warm_start_from_the_rl_stage():
     assert row["em_before"] == 0.0 and row["em_warm"] == pytest.approx(0.6) and row["em_after"] == pytest.approx(0.7)
     assert (row["gained"], row["lost"]) == (7, 0) and row["p_value"] == pytest.approx(2 / 2 ** 7)
     assert (row["gained_rl"], row["lost_rl"]) == (2, 1) and row["p_value_rl"] == 1.0
+    # per-task reward (F1 here): t0 fell 1.0 -> 0.5, t6..t9 rose 0.5 -> 1.0 (Wilcoxon signed-rank, ties dropped)
+    assert (row["better_rl"], row["worse_rl"]) == (4, 1) and row["reward_diff_rl"] == pytest.approx(0.15)
+    assert row["reward_p_value_rl"] == pytest.approx(0.375)
+    assert row["reward_warm"] == pytest.approx(0.8) and row["reward_after"] == pytest.approx(0.95)
     assert row["f1_warm"] == pytest.approx(0.8) and row["format_warm"] == 1.0
     table = render_table(score_records(before), score_records(after), score_records(warm))
     assert "0.0 -> 60.0 -> 70.0 (+70.0)" in table
