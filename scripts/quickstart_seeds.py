@@ -3,8 +3,9 @@
     python scripts/quickstart_seeds.py outputs/qs-seed0 outputs/qs-seed1 outputs/qs-seed2
 
 Prints, per run and split, exact match at each stage (base, warm start, final) with its standard
-error, the exact McNemar p-values of base -> final and of warm start -> final, F1 and format, the
-run's time; then what the final answers get wrong: no answer, a species wrong, every count scaled
+error, the exact McNemar p-values of base -> final and of warm start -> final, the Wilcoxon
+signed-rank p-value of warm start -> final on per-task reward, reward and format; the training-reward
+trend of each run; the run's time; then what the final answers get wrong: no answer, a species wrong, every count scaled
 by one wrong number of runs n, or at least one coefficient x n miscomputed.
 """
 
@@ -22,28 +23,54 @@ from rlvr.checkers.stoich_parse import AnswerError, formula_key, parse_bag_answe
 SPLITS = ("in", "cross", "out")
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.0f}"
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.0f}"
 
 
-def _p(p: float) -> str:
+def _p(p: float | None) -> str:
+    if p is None:
+        return "–"
     return f"{p:.2g}" if p >= 1e-3 else f"{p:.0e}"
 
 
 def results_table(runs: list[tuple[str, dict]]) -> str:
-    """One row per run and split: EM base / warm / final (± SE), p-values, F1 and format at each stage."""
-    header = ("| seed | split | n | EM % base | EM % warm start | EM % final | p base→final | p warm→final (GRPO alone) "
-              "| F1 % base → warm → final | format % base → warm → final |")
-    lines = [header, "|---|---|---|---|---|---|---|---|---|---|"]
+    """One row per run and split: EM base / warm / final (± SE), the base -> final test, the RL stage's
+    two tests (exact McNemar on EM, Wilcoxon signed-rank on per-task reward), reward at each stage."""
+    header = ("| seed | split | n | EM % base | EM % warm start | EM % final | p base→final (EM) "
+              "| RL alone: EM, p (McNemar) | RL alone: reward, p (Wilcoxon) | reward % base → warm → final "
+              "| format % base → warm → final |")
+    lines = [header, "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, summary in runs:
         for split in SPLITS:
-            s = summary["splits"][split]
+            s = {"em_warm": None, "em_se_warm": None, "gained_rl": "–", "lost_rl": "–", "p_value_rl": None,
+                 "f1_warm": None, "format_warm": None, **summary["splits"][split]}
+            reward_rl = (f"{s['better_rl']} up / {s['worse_rl']} down, {_p(s['reward_p_value_rl'])}"
+                         if "reward_p_value_rl" in s else "–")
+            rewards = (f"{_pct(s['reward_before'])} → {_pct(s['reward_warm'])} → {_pct(s['reward_after'])}"
+                       if s.get("reward_warm") is not None else
+                       f"{_pct(s['f1_before'])} → {_pct(s['f1_warm'])} → {_pct(s['f1_after'])}")
             lines.append(
                 f"| {summary.get('seed', name)} | {split} | {s['n']} | {_pct(s['em_before'])} ± {_pct(s['em_se_before'])} "
                 f"| {_pct(s['em_warm'])} ± {_pct(s['em_se_warm'])} | {_pct(s['em_after'])} ± {_pct(s['em_se_after'])} "
-                f"| {_p(s['p_value'])} (+{s['gained']} −{s['lost']}) | {_p(s['p_value_rl'])} (+{s['gained_rl']} −{s['lost_rl']}) "
-                f"| {_pct(s['f1_before'])} → {_pct(s['f1_warm'])} → {_pct(s['f1_after'])} "
+                f"| {_p(s['p_value'])} (+{s['gained']} −{s['lost']}) | +{s['gained_rl']} −{s['lost_rl']}, {_p(s['p_value_rl'])} "
+                f"| {reward_rl} | {rewards} "
                 f"| {_pct(s['format_before'])} → {_pct(s['format_warm'])} → {_pct(s['format_after'])} |")
+    return "\n".join(lines)
+
+
+def trend_table(runs: list[tuple[str, dict]]) -> str:
+    """Per run: the training-reward trend (first quarter -> last quarter, 95 % interval) and dynamic sampling."""
+    lines = ["| seed | train reward, first quarter → last quarter | difference (95 % interval) | groups without spread / replaced |",
+             "|---|---|---|---|"]
+    for name, summary in runs:
+        t = summary.get("train_reward") or {}
+        if "train_reward_trend" not in t:
+            continue
+        lo, hi = t["train_reward_trend_ci95"]
+        groups = (f"{t.get('dynamic_zero_std_groups_total', 0):.0f} / {t.get('dynamic_replaced_total', 0):.0f}"
+                  if "dynamic_zero_std_groups_total" in t else "–")
+        lines.append(f"| {summary.get('seed', name)} | {t['train_reward_first_quarter']:.3f} → {t['train_reward_last_quarter']:.3f} "
+                     f"| {t['train_reward_trend']:+.3f} ({lo:+.3f} to {hi:+.3f}) | {groups} |")
     return "\n".join(lines)
 
 
@@ -121,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         loaded.append((folder.name, json.loads(path.read_text())))
     print(results_table(loaded), end="\n\n")
+    print(trend_table(loaded), end="\n\n")
     print(times_table(loaded), end="\n\n")
     print(errors_table([(name, folder) for (name, _), folder in zip(loaded, args.runs)]))
     return 0
