@@ -12,7 +12,10 @@ order, exactly as written, with these documented reductions:
 - ``rlvr eval`` lines run with ``--backend oracle`` appended (same suite, limit, tables, report and
   plots; no model);
 - ``rlvr serve-rewards`` is started, asked ``/health`` and one reward, and stopped with Ctrl-C;
-- ``rlvr quickstart`` (the install block) is left to its own test.
+- ``rlvr bench`` lines run with :data:`BENCH_REDUCTION` appended (a few tasks, half a second of server
+  load per row: the command's every step, in seconds);
+- ``rlvr quickstart`` (the install block) is left to its own test; the test install line is the one
+  ``.ci/run`` runs, verbatim.
 
 A comment ``# {"key": value, ...}`` after a command is checked against the JSON the command prints
 (``n`` against the capped size), and a comment holding a Python literal after a snippet line is
@@ -40,6 +43,10 @@ import rlvr
 README = Path(__file__).resolve().parents[1] / "README.md"
 MAX_N = 12
 TIMEOUT = 180
+#: the README's length limit: a front door, the analysis lives in docs/
+MAX_CHARS = 12_000
+BENCH_REDUCTION = ["-n", "3", "--duration", "0.5", "--clients", "1", "--batch", "8", "--group", "2", "--workers", "2"]
+CI_RUN = README.parent / ".ci" / "run"
 
 
 def _blocks(language: str) -> list[str]:
@@ -141,7 +148,21 @@ def _serve(argv: list[str], folder: Path) -> None:
 
 def test_readme_lists_the_commands():
     commands = {argv[1] for _, argv, _ in readme_commands()}
-    assert {"sample", "verify", "corpus", "features", "export", "serve-rewards", "train", "sft", "eval"} <= commands
+    assert {"sample", "verify", "corpus", "features", "export", "serve-rewards", "train", "sft", "eval",
+            "bench"} <= commands
+
+
+def test_readme_is_a_front_door():
+    text = README.read_text(encoding="utf-8")
+    assert len(text) <= MAX_CHARS, f"README.md has {len(text)} characters; move analysis to docs/"
+    assert "## Results" in text
+
+
+def test_readme_install_lines_are_the_main_job_and_the_ci_test_command():
+    lines = [line for block in _blocks("bash") for line in block.splitlines() if line.startswith("bash scripts/install.sh")]
+    assert lines == ["bash scripts/install.sh && rlvr quickstart", "bash scripts/install.sh --dev && python3 -m pytest -q"]
+    ci = CI_RUN.read_text(encoding="utf-8").splitlines()
+    assert lines[1] in ci and "export RLVR_REQUIRE_INTEGRATIONS=1" in ci
 
 
 def test_readme_commands_run_as_written(tmp_path):
@@ -154,7 +175,8 @@ def test_readme_commands_run_as_written(tmp_path):
         if command == "serve-rewards":
             _serve(argv, tmp_path)
             continue
-        run = _rlvr() + argv[1:] + (["--backend", "oracle"] if command == "eval" else [])
+        extra = {"eval": ["--backend", "oracle"], "bench": BENCH_REDUCTION}.get(command, [])
+        run = _rlvr() + argv[1:] + extra
         proc = subprocess.run(run, cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=TIMEOUT)
         assert proc.returncode == 0, f"{line}\n{proc.stderr[-3000:]}"
         assert "Traceback" not in proc.stderr, line
@@ -162,7 +184,7 @@ def test_readme_commands_run_as_written(tmp_path):
         if "--out" in argv:
             out = argv[argv.index("--out") + 1]
             assert (tmp_path / out).exists(), line
-    assert (tmp_path / "data" / "train.parquet").is_file()  # `--out data/` is a folder
+    assert (tmp_path / "mix" / "train.parquet").is_file()  # `--out mix/` is a folder
 
 
 def _snippet_with_checks(code: str) -> str:

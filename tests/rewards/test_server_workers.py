@@ -121,14 +121,15 @@ def test_a_token_is_required_when_configured(two, batch):
     assert status == 200 and health["token_required"] is True and health["timeout"] == TIMEOUT
 
 
-def test_an_unmodified_openrlhf_client_sends_the_token_from_netrc(two, batch, tmp_path, monkeypatch):
+def test_a_requests_client_as_older_openrlhf_sends_the_token_from_netrc(two, batch, tmp_path, monkeypatch):
     requests = pytest.importorskip("requests")
     netrc = tmp_path / "netrc"
     netrc.write_text(f"machine 127.0.0.1 login rlvr password {TOKEN}\n")
     netrc.chmod(0o600)
     monkeypatch.setenv("NETRC", str(netrc))
     payload, expected = batch
-    # the call of OpenRLHF's remote reward-model client: JSON body, no headers of its own
+    # the call older OpenRLHF releases' remote reward client made with requests: JSON body, no headers of its
+    # own (OpenRLHF 0.11's aiohttp client sends no credentials; tests/integrations/test_openrlhf.py drives it)
     response = requests.post(url=f"http://127.0.0.1:{two}/get_reward", json=payload,
                              headers={"Content-Type": "application/json"}, timeout=120)
     assert response.status_code == 200 and response.json()["rewards"] == expected
