@@ -18,8 +18,6 @@ import argparse
 import http.client
 import json
 import os
-import re
-import signal
 import statistics
 import subprocess
 import sys
@@ -76,41 +74,16 @@ def client(port: int, body: bytes, batch: int, requests: int, start_at: float, s
 
 
 def start_server(workers: int, timeout: float) -> tuple[subprocess.Popen, int]:
-    cmd = [sys.executable, "-m", "rlvr.cli", "serve-rewards", "--host", HOST, "--port", "0", "--workers", str(workers)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    line = proc.stderr.readline() if proc.stderr else ""
-    match = re.search(r"http://127\.0\.0\.1:(\d+)", line)
-    if not match:
-        stop_server(proc)
-        raise RuntimeError(f"the server did not start: {line.strip()}")
-    port = int(match.group(1))
-    pids: set[int] = set()
-    deadline = time.time() + timeout
-    while len(pids) < workers:  # every worker up (the kernel spreads fresh connections over them)
-        if time.time() > deadline or proc.poll() is not None:
-            stop_server(proc)
-            raise RuntimeError(f"{len(pids)} of {workers} workers answered within {timeout:g} s")
-        conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
-        try:
-            conn.request("GET", "/health")
-            pids.add(json.loads(conn.getresponse().read())["pid"])
-        except OSError:
-            time.sleep(0.2)
-        finally:
-            conn.close()
-    return proc, port
+    """``rlvr serve-rewards`` on a free loopback port, once every worker answers (the code ``rlvr bench`` runs)."""
+    from rlvr.bench.server import start
+
+    return start(workers, timeout)
 
 
 def stop_server(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    if proc.stderr:
-        proc.stderr.close()
+    from rlvr.bench.server import stop
+
+    stop(proc)
 
 
 def run_level(workers: int, args: argparse.Namespace, body: bytes) -> dict:

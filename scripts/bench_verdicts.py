@@ -109,12 +109,10 @@ def _molecules(task: Any) -> list[str]:
 
 
 def _variant(completion: str) -> str:
-    """Another completion with the same answer: reasoning first, bag terms in reverse order."""
-    start, end = completion.rfind("<answer>"), completion.rfind("</answer>")
-    body = completion[start + len("<answer>"):end]
-    if not body.startswith("{\""):  # a stoichiometry answer: reverse each side's terms
-        body = ">>".join(".".join(reversed(re.split(r"\.(?=\{)", side))) for side in body.split(">>"))
-    return f"<think>Checking the atoms once more.</think>\nSo the answer is:\n<answer>{body}</answer>"
+    """Another completion with the same answer: reasoning first, bag terms in reverse order (as ``rlvr bench``)."""
+    from rlvr.bench.verdicts import variant
+
+    return variant(completion)
 
 
 def first_parse_floor(path: str, only: str | None = None) -> dict[str, float]:
