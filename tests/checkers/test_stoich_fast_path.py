@@ -307,39 +307,6 @@ FORMULA_RECORDS = [  # products, inputs: conserved, not conserved, charged, one 
 ]
 
 
-@pytest.mark.parametrize("products,inputs", FORMULA_RECORDS)
-def test_one_pass_formula_truth_equals_the_general_build(products, inputs):
-    from rlvr.checkers import stoich_truth as truth
-
-    items, input_items = tuple(products.items()), tuple(inputs.items())
-    fast = truth._formula_products_written(items, input_items)
-    general = truth._products_truth(truth._Record("hand", "formula"), products, inputs, written=True)
-    assert fast is not None and fast == general
-    assert fast.totals == general.totals == general.reference_total  # the fast build sums them when first read
-    assert json.dumps(fast.exact[1]) == json.dumps(general.exact[1])  # metric key order too
-    assert json.dumps(fast.exact[2]) == json.dumps(general.exact[2])  # the exact answer's element delta, in order
-    species = list(inputs) + list(products)
-    reactants, rest = tuple(species[:1]), tuple(dict.fromkeys(species[1:]))
-    coefficients = tuple(range(1, 1 + len(reactants) + len(rest)))
-    fast_balance = truth._formula_balance_written(reactants, rest, coefficients)
-    try:
-        general_balance = truth._balance_truth(truth._Record("hand", "formula"), list(reactants), list(rest),
-                                               list(coefficients), written=True)
-    except TaskFormatError:  # one composition twice on a side: the general build reports it
-        assert fast_balance is None
-    else:
-        assert fast_balance is not None and fast_balance == general_balance
-
-
-def test_one_pass_formula_truth_defers_odd_records_to_the_general_build():
-    from rlvr.checkers import stoich_truth as truth
-
-    assert truth._formula_products_written((("Xx", 1),), (("H2O", 1),)) is None
-    assert truth._formula_products_written((("H2O", 0),), (("H2O", 1),)) is None
-    assert truth._formula_balance_written(("C2H6O", "CH3CH2OH"), ("H2O",), (1, 1, 1)) is None  # twice on a side
-    assert truth._formula_balance_written(("H2",), ("H2O",), (1,)) is None  # a coefficient missing
-
-
 @pytest.mark.parametrize("products", [{"CO2": True}, {"CO2": Decimal(1)}, {1: 1}])
 def test_a_malformed_record_equal_to_a_cached_one_still_raises(products):
     good = _bag_task({"CO2": 1}, {"CO2": 1}, encoding="formula", task_id="cached")
@@ -350,16 +317,15 @@ def test_a_malformed_record_equal_to_a_cached_one_still_raises(products):
 
 
 @pytest.mark.parametrize("products,inputs", FORMULA_RECORDS)
-def test_the_exact_answer_read_from_the_record_alone_gets_the_truths_verdict(products, inputs):
-    from rlvr.checkers import stoich_truth as truth
-
+def test_the_exact_answer_gets_the_canonical_verdict(products, inputs):
     task = _bag_task(products, inputs, encoding="formula", task_id=f"exact-{len(products)}-{sorted(products)}")
+    truth = written_products_truth(task)
+    assert truth.written is not None and truth.exact is not None  # formulas: keyed by composition
     answer = tag(".".join(f"{{{k}}}{s}" for s, k in reversed(products.items())))
-    before = truth._written_products_cached.cache_info().currsize
     verdict = check_products(task, answer, reward="f1")
-    assert truth._written_products_cached.cache_info().currsize == before  # no table of species built
     reference = check_canonical(task, answer, reward="f1")
     assert verdict.correct and json.dumps(verdict.to_dict()) == json.dumps(reference.to_dict())
+    assert verdict.metrics["diagnostics"]["element_delta"] == dict(truth.exact[2])
 
 
 @pytest.mark.parametrize("products,inputs", [
@@ -383,14 +349,11 @@ def test_a_malformed_record_answered_as_written_still_raises(products, inputs):
     (("H2", "O2"), ("H2O",), (4, 2, 4), False),  # balanced, not minimal
     (("H2", "O2"), ("H2O",), (2, 1, 2), True),
 ])
-def test_one_pass_balance_truth_knows_when_the_record_is_its_own_answer(reactants, products, coefficients, exact):
-    from rlvr.checkers import stoich_truth as truth
-
-    fast = truth._formula_balance_written(reactants, products, coefficients)
-    general = truth._balance_truth(truth._Record("hand", "formula"), list(reactants), list(products),
-                                   list(coefficients), written=True)
-    assert fast == general and fast.exact is exact
+def test_the_written_balance_truth_knows_when_the_record_is_its_own_answer(reactants, products, coefficients, exact):
     task = _balance_task(list(reactants), list(products), list(coefficients), encoding="formula")
+    truth = written_balance_truth(task)
+    assert truth.written is not None and truth.exact is exact
     answer = tag(".".join(f"{{{k}}}{s}" for s, k in zip(reactants, coefficients)) + ">>"
                  + ".".join(f"{{{k}}}{s}" for s, k in zip(products, coefficients[len(reactants):])))
     assert rlvr.verify(task, answer).correct is exact
+    same_verdict(task, answer, "shaped")
