@@ -134,10 +134,10 @@ def fresh_process(n: int, repeats: int, pool: str | None) -> dict[str, Any]:
 
 
 def _clear_gen_caches() -> None:
-    from rlvr.checkers import molecules
+    from rlvr.checkers import molecules_gen
 
     features.clear_caches()
-    molecules._generated.cache_clear()
+    molecules_gen._generated.cache_clear()
 
 
 def main() -> None:

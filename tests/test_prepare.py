@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pytest
 
 import rlvr
-from rlvr.checkers import molecules
+from rlvr.checkers import molecules_gen
 from rlvr.registry import FamilySpec, register_family, unregister_family
 from rlvr.task import Task, Verdict
 
@@ -53,9 +53,9 @@ def test_preparation_does_the_work_the_verdicts_need():
     completions = [rlvr.oracle_completion(t) for t in tasks]
     spent = rlvr.prepare(tasks, completions)
     assert all(s > 0 for s in spent)
-    misses = molecules._generated.cache_info().misses
+    misses = molecules_gen._generated.cache_info().misses
     assert all(rlvr.verify(t, c).correct for t, c in zip(tasks, completions))
-    assert molecules._generated.cache_info().misses == misses  # every verdict found its molecule's values
+    assert molecules_gen._generated.cache_info().misses == misses  # every verdict found its molecule's values
 
 
 def test_preparation_never_raises():
@@ -101,9 +101,9 @@ def test_the_trl_reward_scores_a_prepared_batch_alike(n):
     tasks = list(rlvr.sample("mol.gen", n=n, split="train", seed=47, start=11_000 + 100 * n))
     completions = [rlvr.oracle_completion(t) for t in tasks]
     reward = make_reward(log_metrics=False)
-    before = molecules._generated.cache_info()
+    before = molecules_gen._generated.cache_info()
     assert reward(prompts=["q"] * n, completions=completions, task_json=[t.to_json() for t in tasks]) == [1.0] * n
-    after = molecules._generated.cache_info()
+    after = molecules_gen._generated.cache_info()
     assert after.misses - before.misses == n  # each molecule parsed and counted once
     assert after.hits - before.hits == (n if n > 1 else 0)  # a batch is prepared, then verified from the cache
 
@@ -114,9 +114,9 @@ def test_a_batch_of_queries_is_prepared_then_scored_alike():
     tasks = list(rlvr.sample("mol.gen", n=3, split="train", seed=53, start=13_000))
     prompts = [f"<|user|>{t.user_text}<|assistant|>" for t in tasks]
     queries = [p + rlvr.oracle_completion(t) for p, t in zip(prompts, tasks)]
-    before = molecules._generated.cache_info()
+    before = molecules_gen._generated.cache_info()
     result = score_queries(queries, prompts, [t.to_json() for t in tasks])
-    after = molecules._generated.cache_info()
+    after = molecules_gen._generated.cache_info()
     assert result["rewards"] == [1.0] * 3
     assert (after.misses - before.misses, after.hits - before.hits) == (3, 3)
 
@@ -125,9 +125,9 @@ def test_a_verl_batch_is_prepared_then_scored_alike():
     from rlvr.rewards.verl import compute_score_batch
 
     tasks = list(rlvr.sample("mol.gen", n=3, split="train", seed=59, start=15_000))
-    before = molecules._generated.cache_info()
+    before = molecules_gen._generated.cache_info()
     scores = compute_score_batch(["rlvr"] * 3, [rlvr.oracle_completion(t) for t in tasks],
                                  [t.to_json() for t in tasks])
-    after = molecules._generated.cache_info()
+    after = molecules_gen._generated.cache_info()
     assert [s["score"] for s in scores] == [1.0] * 3
     assert (after.misses - before.misses, after.hits - before.hits) == (3, 3)
