@@ -12,7 +12,7 @@ REWARD_MODES = {"binary": "binary", "strict": "binary", "em": "binary", "exact":
 
 
 def reward_mode(options: Mapping[str, Any]) -> str:
-    """The reward mode named by a checker's keyword ``options`` (only ``reward``), normalised: ``binary`` or ``shaped``."""
+    """The reward mode named by a checker's keyword ``options`` (only ``reward``): ``binary`` or ``shaped``."""
     if not options:
         return "binary"
     unknown = sorted(set(options) - {"reward"})
@@ -25,7 +25,7 @@ def reward_mode(options: Mapping[str, Any]) -> str:
 
 
 def verdict(results: dict[str, dict[str, Any]], extra: dict[str, Any], reason: Reason, mode: str) -> Verdict:
-    """The verdict of per-key ``results`` (plus ``extra`` metrics): binary, or the fraction of correct keys (``shaped``)."""
+    """The verdict of per-key ``results`` (plus ``extra`` metrics): binary, or the share of correct keys (``shaped``)."""
     n = len(results)
     n_correct = sum(1 for r in results.values() if r["correct"])
     correct = reason == Reason.OK

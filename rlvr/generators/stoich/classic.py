@@ -1,16 +1,19 @@
 """Classic balancing equations: combustion, acid-base, redox (molecular and ionic), precipitation,
 synthesis, decomposition, displacement and catalysed industrial processes.
 
-Only the *species* of each equation are written here (or generated combinatorially from ion
-charges); every coefficient is computed by exact balancing when the corpus is built
-(:mod:`rlvr.generators.stoich.classic_build`), never typed in. Species are formulas in conventional notation (``Ca(OH)2``, ``Cr2O7-2``); those with a
-well-defined single-molecule SMILES (molecules, elements, simple ions) also carry one, so an
-equation whose species all have SMILES is available in both encodings, the others in the formula
+Only the *species* of each equation are written (``rlvr/data/classic_equations.json``, or generated
+combinatorially from ion charges below); every coefficient is computed by exact balancing when the
+corpus is built (:mod:`rlvr.generators.stoich.classic_build`), never typed in. Species are formulas
+in conventional notation (``Ca(OH)2``, ``Cr2O7-2``); those with a well-defined single-molecule
+SMILES (molecules, elements, simple ions) also carry one, so an equation whose species all have
+SMILES is available in both encodings, the others in the formula
 encoding only. Catalysts are reagents (both sides), as nickel in the Sabatier reaction.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from importlib import resources
 from math import gcd
 
 from rlvr.chem.smiles import smiles_formula
@@ -19,24 +22,10 @@ from rlvr.rng import stable_hash
 
 CLASSIC_VERSION = "1"
 
+_DATA = json.loads(resources.files("rlvr").joinpath("data", "classic_equations.json").read_text(encoding="utf-8"))
+
 #: conventional formula -> SMILES, for species that are single molecules, atoms or simple ions
-SMILES: dict[str, str] = {
-    "H2O": "O", "O2": "O=O", "O3": "[O-][O+]=O", "CO2": "O=C=O", "CO": "[C-]#[O+]", "H2": "[H][H]", "N2": "N#N",
-    "NH3": "N", "CH4": "C", "HCl": "Cl", "HBr": "Br", "HI": "I", "HF": "F", "Cl2": "ClCl", "Br2": "BrBr",
-    "I2": "II", "F2": "FF", "H2S": "S", "SO2": "O=S=O", "SO3": "O=S(=O)=O", "NO": "[N]=O", "NO2": "[O]N=O",
-    "N2O": "[N-]=[N+]=O", "N2O5": "O=[N+]([O-])O[N+](=O)[O-]", "H2O2": "OO", "HNO3": "O=[N+]([O-])O",
-    "H2SO4": "O=S(=O)(O)O", "H3PO4": "O=P(O)(O)O", "HClO4": "O=Cl(=O)(=O)O", "CH3COOH": "CC(=O)O",
-    "H2CO3": "O=C(O)O", "H2C2O4": "O=C(O)C(=O)O", "HIO3": "O=I(=O)O", "PH3": "P", "CH3OH": "CO",
-    "C2H5OH": "CCO", "C2H4": "C=C", "C2H6": "CC", "CH3Cl": "CCl", "C": "[C]", "S": "[S]", "P": "[P]",
-    "P4": "P12P3P1P23", "P4O10": "O=P12OP3(=O)OP(=O)(O1)OP(=O)(O2)O3", "Si": "[Si]", "SiO2": "O=[Si]=O",
-    "H+": "[H+]", "OH-": "[OH-]", "Cl-": "[Cl-]", "Br-": "[Br-]", "I-": "[I-]", "F-": "[F-]", "S-2": "[S-2]",
-    "NH4+": "[NH4+]", "CN-": "[C-]#N", "OCN-": "[O-]C#N", "ClO-": "[O-]Cl", "ClO3-": "[O-]Cl(=O)=O",
-    "BrO3-": "[O-]Br(=O)=O", "IO3-": "[O-]I(=O)=O", "NO3-": "[O-][N+](=O)[O-]", "NO2-": "[O-]N=O",
-    "SO4-2": "[O-]S(=O)(=O)[O-]", "SO3-2": "[O-]S([O-])=O", "CO3-2": "[O-]C([O-])=O", "PO4-3": "[O-]P([O-])([O-])=O",
-    "C2O4-2": "[O-]C(=O)C([O-])=O", "S2O3-2": "[O-]S([O-])(=O)=S", "S4O6-2": "[O-]S(=O)(=O)SSS(=O)(=O)[O-]",
-    "MnO4-": "[O-][Mn](=O)(=O)=O", "Cr2O7-2": "[O-][Cr](=O)(=O)O[Cr](=O)(=O)[O-]", "CrO4-2": "[O-][Cr]([O-])(=O)=O",
-    "Al(OH)4-": "O[Al-](O)(O)O", "BiO3-": "[O-][Bi](=O)=O",
-}
+SMILES: dict[str, str] = dict(_DATA["smiles"])
 _METALS = ("Li", "Na", "K", "Mg", "Ca", "Sr", "Ba", "Al", "Zn", "Fe", "Cu", "Ag", "Ni", "Sn", "Pb", "Mn", "Co",
            "Cr", "Hg", "Pt", "Au", "Ce", "Bi", "Xe", "V", "Cd")
 for _m in _METALS:
@@ -297,128 +286,15 @@ def gas_evolution() -> list[ClassicEquation]:
     return eqs
 
 
-REDOX_MOLECULAR: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
-    (("KMnO4", "HCl"), ("KCl", "MnCl2", "H2O", "Cl2")),
-    (("K2Cr2O7", "HCl"), ("KCl", "CrCl3", "H2O", "Cl2")),
-    (("MnO2", "HCl"), ("MnCl2", "H2O", "Cl2")),
-    (("Cu", "HNO3"), ("Cu(NO3)2", "NO", "H2O")),
-    (("Cu", "HNO3"), ("Cu(NO3)2", "NO2", "H2O")),
-    (("Ag", "HNO3"), ("AgNO3", "NO", "H2O")),
-    (("Zn", "HNO3"), ("Zn(NO3)2", "NH4NO3", "H2O")),
-    (("Zn", "HNO3"), ("Zn(NO3)2", "N2O", "H2O")),
-    (("Mg", "HNO3"), ("Mg(NO3)2", "N2", "H2O")),
-    (("Cu", "H2SO4"), ("CuSO4", "SO2", "H2O")),
-    (("C", "H2SO4"), ("CO2", "SO2", "H2O")),
-    (("C", "HNO3"), ("CO2", "NO2", "H2O")),
-    (("S", "HNO3"), ("H2SO4", "NO2", "H2O")),
-    (("P", "HNO3"), ("H3PO4", "NO2", "H2O")),
-    (("Fe2O3", "CO"), ("Fe", "CO2")),
-    (("Fe3O4", "CO"), ("Fe", "CO2")),
-    (("Fe2O3", "C"), ("Fe", "CO2")),
-    (("Al", "Fe2O3"), ("Al2O3", "Fe")),
-    (("Al", "Cr2O3"), ("Al2O3", "Cr")),
-    (("CuO", "H2"), ("Cu", "H2O")),
-    (("H2S", "O2"), ("SO2", "H2O")),
-    (("NH3", "O2"), ("N2", "H2O")),
-    (("NH3", "CuO"), ("Cu", "N2", "H2O")),
-    (("FeS2", "O2"), ("Fe2O3", "SO2")),
-    (("ZnS", "O2"), ("ZnO", "SO2")),
-    (("Cu2S", "O2"), ("Cu2O", "SO2")),
-    (("Cl2", "NaOH"), ("NaCl", "NaClO3", "H2O")),
-    (("Cl2", "NaOH"), ("NaCl", "NaClO", "H2O")),
-    (("KClO3", "HCl"), ("KCl", "Cl2", "H2O")),
-    (("I2", "HNO3"), ("HIO3", "NO2", "H2O")),
-    (("As2S3", "HNO3", "H2O"), ("H3AsO4", "H2SO4", "NO")),
-    (("KMnO4", "H2SO4", "FeSO4"), ("K2SO4", "MnSO4", "Fe2(SO4)3", "H2O")),
-    (("KMnO4", "H2C2O4", "H2SO4"), ("K2SO4", "MnSO4", "CO2", "H2O")),
-    (("K2Cr2O7", "FeSO4", "H2SO4"), ("K2SO4", "Cr2(SO4)3", "Fe2(SO4)3", "H2O")),
-    (("KMnO4", "KI", "H2SO4"), ("K2SO4", "MnSO4", "I2", "H2O")),
-    (("H2O2", "KI", "H2SO4"), ("K2SO4", "I2", "H2O")),
-    (("Na2S2O3", "I2"), ("Na2S4O6", "NaI")),
-    (("SO2", "Br2", "H2O"), ("H2SO4", "HBr")),
-    (("Ca3(PO4)2", "SiO2", "C"), ("CaSiO3", "P4", "CO")),
-    (("PbS", "H2O2"), ("PbSO4", "H2O")),
-    (("Mg", "CO2"), ("MgO", "C")),
-    (("NO2", "H2O"), ("HNO3", "NO")),
-    (("P4", "NaOH", "H2O"), ("PH3", "NaH2PO2")),
-    (("K4[Fe(CN)6]", "KMnO4", "H2SO4"), ("KHSO4", "Fe2(SO4)3", "MnSO4", "HNO3", "CO2", "H2O")),
-    (("SnCl2", "FeCl3"), ("SnCl4", "FeCl2")),
-    (("KI", "Cl2"), ("KCl", "I2")),
-    (("H2S", "SO2"), ("S", "H2O")),
-    (("CH4", "Cl2"), ("CH3Cl", "HCl")),
-    (("Cu2O", "HNO3"), ("Cu(NO3)2", "NO", "H2O")),
-    (("FeCl2", "Cl2"), ("FeCl3",)),
-    (("Na", "Cl2"), ("NaCl",)),
-    (("Hg", "HNO3"), ("Hg(NO3)2", "NO", "H2O")),
-    (("MnO2", "Al"), ("Al2O3", "Mn")),
-    (("WO3", "H2"), ("W", "H2O")),
-    (("TiCl4", "Mg"), ("Ti", "MgCl2")),
-    (("PbO2", "HCl"), ("PbCl2", "Cl2", "H2O")),
-)
-
-REDOX_IONIC: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
-    (("MnO4-", "Fe+2", "H+"), ("Mn+2", "Fe+3", "H2O")),
-    (("Cr2O7-2", "Fe+2", "H+"), ("Cr+3", "Fe+3", "H2O")),
-    (("MnO4-", "C2O4-2", "H+"), ("Mn+2", "CO2", "H2O")),
-    (("Cr2O7-2", "I-", "H+"), ("Cr+3", "I2", "H2O")),
-    (("MnO4-", "SO3-2", "H+"), ("Mn+2", "SO4-2", "H2O")),
-    # MnO4- + H2O2 + H+ -> Mn+2 + O2 + H2O is left out on purpose: its solution space is 2-dimensional.
-    (("MnO4-", "Cl-", "H+"), ("Mn+2", "Cl2", "H2O")),
-    (("MnO4-", "I-", "H2O"), ("MnO2", "I2", "OH-")),
-    (("MnO4-", "NO2-", "H+"), ("Mn+2", "NO3-", "H2O")),
-    (("Cu", "NO3-", "H+"), ("Cu+2", "NO", "H2O")),
-    (("Fe+3", "I-"), ("Fe+2", "I2")),
-    (("Sn+2", "Fe+3"), ("Sn+4", "Fe+2")),
-    (("Ce+4", "Fe+2"), ("Ce+3", "Fe+3")),
-    (("IO3-", "I-", "H+"), ("I2", "H2O")),
-    (("BrO3-", "Br-", "H+"), ("Br2", "H2O")),
-    (("ClO3-", "Cl-", "H+"), ("Cl2", "H2O")),
-    (("S2O3-2", "I2"), ("S4O6-2", "I-")),
-    (("Cr2O7-2", "H2S", "H+"), ("Cr+3", "S", "H2O")),
-    (("Cr2O7-2", "SO3-2", "H+"), ("Cr+3", "SO4-2", "H2O")),
-    (("H2O2", "Fe+2", "H+"), ("Fe+3", "H2O")),
-    (("Cl2", "OH-"), ("Cl-", "ClO3-", "H2O")),
-    (("Cl2", "OH-"), ("Cl-", "ClO-", "H2O")),
-    (("Al", "OH-", "H2O"), ("Al(OH)4-", "H2")),
-    (("Zn", "NO3-", "H+"), ("Zn+2", "NH4+", "H2O")),
-    (("MnO4-", "Mn+2", "H2O"), ("MnO2", "H+")),
-    (("Cu+2", "I-"), ("CuI", "I2")),
-    (("PbO2", "Mn+2", "H+"), ("Pb+2", "MnO4-", "H2O")),
-    (("BiO3-", "Mn+2", "H+"), ("Bi+3", "MnO4-", "H2O")),
-    (("H2O2", "I-", "H+"), ("I2", "H2O")),
-    (("Fe+2", "NO3-", "H+"), ("Fe+3", "NO", "H2O")),
-    (("MnO4-", "CN-", "H2O"), ("MnO2", "OCN-", "OH-")),
-    (("Cr(OH)3", "ClO3-", "OH-"), ("CrO4-2", "Cl-", "H2O")),
-    (("Ag", "NO3-", "H+"), ("Ag+", "NO", "H2O")),
-    (("Cl2", "Br-"), ("Cl-", "Br2")),
-    (("Br2", "I-"), ("Br-", "I2")),
-    (("Fe", "H+"), ("Fe+2", "H2")),
-    (("Zn", "H+"), ("Zn+2", "H2")),
-    (("Al", "H+"), ("Al+3", "H2")),
-    (("Mg", "H+"), ("Mg+2", "H2")),
-    (("H+", "OH-"), ("H2O",)),
-    (("CO3-2", "H+"), ("CO2", "H2O")),
-    (("NH4+", "OH-"), ("NH3", "H2O")),
-    (("S-2", "H+"), ("H2S",)),
-)
-
-INDUSTRIAL: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] = (
-    (("CO2", "H2"), ("CH4", "H2O"), ("Ni",)),  # Sabatier
-    (("N2", "H2"), ("NH3",), ("Fe",)),  # Haber-Bosch
-    (("SO2", "O2"), ("SO3",), ("V2O5",)),  # contact process
-    (("NH3", "O2"), ("NO", "H2O"), ("Pt",)),  # Ostwald
-    (("CO", "H2O"), ("CO2", "H2"), ("Fe2O3",)),  # water-gas shift
-    (("CH4", "H2O"), ("CO", "H2"), ("Ni",)),  # steam reforming
-    (("CO", "H2"), ("CH3OH",), ("Cu", "ZnO")),  # methanol synthesis
-    (("HCl", "O2"), ("Cl2", "H2O"), ("CuCl2",)),  # Deacon
-    (("H2S", "SO2"), ("S", "H2O"), ("Al2O3",)),  # Claus
-    (("C2H4", "H2O"), ("C2H5OH",), ("H3PO4",)),  # ethylene hydration
-    (("C2H4", "H2"), ("C2H6",), ("Ni",)),  # hydrogenation
-    (("CH4", "NH3", "O2"), ("HCN", "H2O"), ("Pt",)),  # Andrussow
-    (("NaCl", "NH3", "CO2", "H2O"), ("NaHCO3", "NH4Cl"), ()),  # Solvay
-    (("C6H12O6",), ("C2H5OH", "CO2"), ()),  # fermentation
-    (("CO2", "H2O"), ("C6H12O6", "O2"), ()),  # photosynthesis
-) + tuple((("CO", "H2"), (f"C{n}H{2 * n + 2}" if n > 1 else "CH4", "H2O"), ("Co",)) for n in range(1, 9))  # Fischer-Tropsch
+#: species of the molecular and ionic redox equations: ``(reactants, products)``
+REDOX_MOLECULAR: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = tuple(
+    (tuple(r), tuple(p)) for r, p in _DATA["redox_molecular"])
+REDOX_IONIC: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = tuple(
+    (tuple(r), tuple(p)) for r, p in _DATA["redox_ionic"])
+#: catalysed industrial processes: ``(reactants, products, catalysts)``, then Fischer-Tropsch for C1..C8 alkanes
+INDUSTRIAL: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] = tuple(
+    (tuple(e["reactants"]), tuple(e["products"]), tuple(e["catalysts"])) for e in _DATA["industrial"]
+) + tuple((("CO", "H2"), (f"C{n}H{2 * n + 2}" if n > 1 else "CH4", "H2O"), ("Co",)) for n in range(1, 9))
 
 
 def all_equations(pool_limit: int = 1200) -> list[ClassicEquation]:

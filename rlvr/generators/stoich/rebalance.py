@@ -43,9 +43,11 @@ integer combinations, depth-first with pruning; the charge is checked on complet
 """
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import resources
 from typing import Iterable, Mapping, Sequence
 
 from rlvr.chem.balance import side_total
@@ -53,58 +55,13 @@ from rlvr.chem.formula import Formula
 from rlvr.chem.smiles import canonical_smiles, smiles_formula
 from rlvr.generators.stoich.completion_checks import plausible
 
-#: (name, SMILES) of the small molecules a difference may be completed with.
-SMALL_MOLECULES: tuple[tuple[str, str], ...] = (
-    ("water", "O"),
-    ("hydrogen chloride", "Cl"),
-    ("hydrogen bromide", "Br"),
-    ("hydrogen iodide", "I"),
-    ("hydrogen fluoride", "F"),
-    ("ammonia", "N"),
-    ("carbon dioxide", "O=C=O"),
-    ("nitrogen", "N#N"),
-    ("hydrogen", "[H][H]"),
-    ("sulfur dioxide", "O=S=O"),
-    ("methanol", "CO"),
-    ("ethanol", "CCO"),
-    ("tert-butanol", "CC(C)(C)O"),
-    ("isobutylene", "C=C(C)C"),
-    ("acetic acid", "CC(=O)O"),
-    ("trifluoroacetic acid", "O=C(O)C(F)(F)F"),
-    ("methanesulfonic acid", "CS(=O)(=O)O"),
-    ("boric acid", "OB(O)O"),
-    ("sodium chloride", "[Na]Cl"),
-    ("potassium chloride", "[K]Cl"),
-    ("lithium chloride", "[Li]Cl"),
-    ("sodium bromide", "[Na]Br"),
-    ("potassium bromide", "[K]Br"),
-    ("sodium iodide", "[Na]I"),
-    ("potassium iodide", "[K]I"),
-    ("sodium hydroxide", "[Na]O"),
-    ("potassium hydroxide", "[K]O"),
-    ("lithium hydroxide", "[Li]O"),
-    ("cesium hydroxide", "[Cs]O"),
-    ("lithium bromide", "[Li]Br"),
-    ("lithium iodide", "[Li]I"),
-    ("sodium fluoride", "[Na]F"),
-    ("potassium fluoride", "[K]F"),
-    ("cesium fluoride", "[Cs]F"),
-    ("cesium chloride", "[Cs]Cl"),
-    ("fluoride", "[F-]"),
-    ("chloride", "[Cl-]"),
-    ("bromide", "[Br-]"),
-    ("iodide", "[I-]"),
-    ("hydroxide", "[OH-]"),
-    ("triphenylphosphine oxide", "O=P(c1ccccc1)(c1ccccc1)c1ccccc1"),
-)
+_DATA = json.loads(resources.files("rlvr").joinpath("data", "small_molecules.json").read_text(encoding="utf-8"))
 
+#: (name, SMILES) of the small molecules a difference may be completed with (``rlvr/data/small_molecules.json``).
+SMALL_MOLECULES: tuple[tuple[str, str], ...] = tuple((name, smiles) for name, smiles in _DATA["whitelist"])
 #: by-products of common reagents: they complete user reactions (NBS/NCS -> succinimide, benzyl
 #: hydrogenolysis -> toluene, DMF formylation -> dimethylamine) but are not corpus byproduct labels
-REAGENT_BYPRODUCTS: tuple[tuple[str, str], ...] = (
-    ("succinimide", "O=C1CCC(=O)N1"),
-    ("toluene", "Cc1ccccc1"),
-    ("dimethylamine", "CNC"),
-)
+REAGENT_BYPRODUCTS: tuple[tuple[str, str], ...] = tuple((name, smiles) for name, smiles in _DATA["reagent_byproducts"])
 
 #: Differences with more atoms than this are not searched (reason ``too_large``).
 MAX_DIFFERENCE_ATOMS = 80
