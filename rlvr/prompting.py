@@ -26,14 +26,10 @@ import json
 import itertools
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping, Protocol
 
 from rlvr.rng import stable_hash
-
-from rlvr.task import Task
-
-if TYPE_CHECKING:  # pragma: no cover
-    from rlvr.registry import FamilySpec
+from rlvr.task import Task, Verdict
 
 Messages = list[dict[str, str]]
 
@@ -94,6 +90,23 @@ class PromptOptions:
         return not self.changed()
 
 
+class PromptedFamily(Protocol):
+    """The hooks of a family this module reads (:class:`rlvr.family_spec.FamilySpec` has them all;
+    named here so that prompting depends on no registry module)."""
+
+    name: str
+    config_cls: type
+    generator: Callable[[Any, str, int, int], Task]
+    check: Callable[..., Verdict]
+    oracle: Callable[[Task], str]
+    solve: Callable[..., str] | None
+    prompt_styles: Mapping[str, "PromptStyle"]
+    demo_priority: Callable[[Task], Any] | None
+
+    def generate(self, config: Any, split: str, seed: int, index: int) -> Task:
+        """The task at ``(config, split, seed, index)``, presented as the config asks."""
+
+
 #: the names of the prompt options (accepted by every family config)
 PROMPT_OPTIONS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(PromptOptions))
 
@@ -114,7 +127,7 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-def present(spec: "FamilySpec", task: Task, config: FamilyConfig) -> Task:
+def present(spec: "PromptedFamily", task: Task, config: FamilyConfig) -> Task:
     """``task`` as the prompt options ask (the task itself when they are the defaults).
 
     ``meta["config"]`` always holds the options that regenerate the task, prompt options included.
@@ -146,14 +159,14 @@ def present(spec: "FamilySpec", task: Task, config: FamilyConfig) -> Task:
     return Task(id=task.id, family=task.family, prompt=messages, ground_truth=task.ground_truth, meta=meta)
 
 
-def question(spec: "FamilySpec", task: Task, style: str = DEFAULT_STYLE) -> Messages:
+def question(spec: "PromptedFamily", task: Task, style: str = DEFAULT_STYLE) -> Messages:
     """The task's question in ``style`` (system message excluded)."""
     if style == DEFAULT_STYLE:
         return [dict(m) for m in task.prompt if m.get("role") != "system"]
     return spec.prompt_styles[style].question(task)
 
 
-def demonstrations(spec: "FamilySpec", config: FamilyConfig) -> tuple[tuple[str, str], ...]:
+def demonstrations(spec: "PromptedFamily", config: FamilyConfig) -> tuple[tuple[str, str], ...]:
     """The ``few_shot`` (user, assistant) pairs shown before every question of this config."""
     if config.prompt.few_shot <= 0:
         return ()
@@ -162,7 +175,7 @@ def demonstrations(spec: "FamilySpec", config: FamilyConfig) -> tuple[tuple[str,
 
 
 @lru_cache(maxsize=64)
-def _demonstrations(spec: "FamilySpec", base_json: str, prompt: PromptOptions) -> tuple[tuple[str, str], ...]:
+def _demonstrations(spec: "PromptedFamily", base_json: str, prompt: PromptOptions) -> tuple[tuple[str, str], ...]:
     base = spec.config_cls(**json.loads(base_json))
     style = spec.prompt_styles.get(prompt.prompt_style)
     candidates = []
@@ -176,7 +189,7 @@ def _demonstrations(spec: "FamilySpec", base_json: str, prompt: PromptOptions) -
     return tuple((user, answer) for *_, user, answer in candidates[: prompt.few_shot])
 
 
-def example_tasks(spec: "FamilySpec", task: Task, base: Any, k: int, *, split: str, seed: int,
+def example_tasks(spec: "PromptedFamily", task: Task, base: Any, k: int, *, split: str, seed: int,
                   per_task: bool = True) -> Iterator[Task]:
     """Distinct candidate examples for ``task`` (same family, generator config ``base``; at most
     ``k * MAX_ATTEMPTS_PER_EXAMPLE`` generated), in their default prompt."""
@@ -191,7 +204,7 @@ def example_tasks(spec: "FamilySpec", task: Task, base: Any, k: int, *, split: s
         yield example
 
 
-def worked_demonstrations(spec: "FamilySpec", task: Task, base: Any, k: int, *, split: str, seed: int,
+def worked_demonstrations(spec: "PromptedFamily", task: Task, base: Any, k: int, *, split: str, seed: int,
                           style: str = DEFAULT_STYLE, solution_style: str = "terse", max_chars: int | None = None,
                           per_task: bool = True) -> list[tuple[str, str]]:
     """Up to ``k`` (question, worked solution) pairs for ``task``; an example whose solution cannot be
@@ -216,10 +229,10 @@ def worked_demonstrations(spec: "FamilySpec", task: Task, base: Any, k: int, *, 
     return shots
 
 
-def first_examples(spec: "FamilySpec", task: Task, base: Any, k: int, **kwargs: Any) -> list[Task]:
+def first_examples(spec: "PromptedFamily", task: Task, base: Any, k: int, **kwargs: Any) -> list[Task]:
     """The first ``k`` candidate examples of ``task`` (see :func:`example_tasks`)."""
     return list(itertools.islice(example_tasks(spec, task, base, k, **kwargs), k))
 
 
-__all__ = ["ANSWERS", "DEFAULT_STYLE", "FamilyConfig", "PROMPT_OPTIONS", "PromptOptions", "PromptStyle", "demonstrations",
+__all__ = ["ANSWERS", "DEFAULT_STYLE", "FamilyConfig", "PROMPT_OPTIONS", "PromptOptions", "PromptStyle", "PromptedFamily", "demonstrations",
            "example_tasks", "first_examples", "present", "question", "worked_demonstrations"]

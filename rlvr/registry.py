@@ -1,35 +1,47 @@
 """The family registry: a name (``stoich.t2``, ``mol.index``) bound to its :class:`FamilySpec`.
 
-A :class:`FamilySpec` carries everything the rest of rlvr needs to know about one family, as
-hooks: the generator, checker and oracle, the worked-solution writer, multi-turn feedback,
-reference baselines, prompt styles, and (through its :class:`FamilyGroup`) the eval suite and the
-report layout. Consumers (envs, eval, train, solutions, CLI) call these hooks; none of them tests
-a family's name.
+A :class:`FamilySpec` (:mod:`rlvr.family_spec`) carries everything the rest of rlvr needs to know
+about one family, as hooks; consumers (envs, eval, train, solutions, CLI) call them, and none of
+them tests a family's name.
 
-Built-in families live in provider modules (:data:`PROVIDERS`) that expose
-``FAMILIES: list[FamilySpec]``; a provider is imported only when one of its families is first
-asked for, so importing :mod:`rlvr` stays cheap. Any other family is added at run time with
-:func:`register_family` (see ``docs/writing-a-family.md``).
+Families come from three places, all looked up the same way:
+
+- built-in provider modules, one line each in :data:`PROVIDERS` (``"mol.mw": "rlvr.families.mol_mw"``);
+- installed packages, through the ``rlvr.families`` entry-point group (``mol.mw = "my_package.mw"``),
+  read on first use of the registry;
+- :func:`register_family` at run time (a plugin: ``rlvr <command> --plugin MODULE_OR_FILE``).
+
+A provider module exposes ``FAMILIES: list[FamilySpec]`` (or registers its families when imported)
+and is imported only when one of its families is first asked for, so importing :mod:`rlvr` stays
+cheap. A provider's key is a family name or a group prefix (the part of a name before its first dot):
+a name is looked up under its exact key first, then under its prefix, then in every other provider,
+so the order of the lines never matters. A provider that fails to import costs one warning line and
+its own families, never the others.
 """
 from __future__ import annotations
 
-import dataclasses
 import importlib
-import inspect
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
+import logging
+from importlib import metadata
+from typing import Iterator, Mapping
 
-from rlvr.prompting import ANSWERS, DEFAULT_STYLE, PROMPT_OPTIONS, FamilyConfig, PromptOptions, PromptStyle, present
-from rlvr.task import Task, Verdict
+from rlvr.family_spec import (
+    DEFAULT_SUITE_SIZE, Baseline, Difficulty, FamilyGroup, FamilySpec, Feedback, Perturb, ReportLayout, Solver,
+    SuiteEntry, default_suite,
+)
+from rlvr.prompting import FamilyConfig, PromptOptions, PromptStyle
+from rlvr.task import Task
 
-if TYPE_CHECKING:  # pragma: no cover
-    from pathlib import Path
+log = logging.getLogger(__name__)
 
-#: family-name prefix -> provider module of the built-in families (imported lazily)
+#: built-in providers: family name or group prefix -> module exposing ``FAMILIES`` (imported lazily).
+#: A new built-in family is one module plus one line here.
 PROVIDERS: dict[str, str] = {
-    "stoich.": "rlvr.families.stoich",
-    "mol.": "rlvr.families.molecules",
+    "stoich": "rlvr.families.stoich",
+    "mol": "rlvr.families.molecules",
 }
+#: the entry-point group through which an installed package provides families (same keys as :data:`PROVIDERS`)
+ENTRY_POINT_GROUP = "rlvr.families"
 #: what ``rlvr train`` trains on when a recipe names no family
 DEFAULT_TRAIN_FAMILIES: tuple[str, ...] = ("stoich.t1",)
 #: the mixture of ``rlvr/ChemMix-v0`` when none is given
@@ -37,248 +49,82 @@ DEFAULT_MIX = "stoich.t1,stoich.t2,mol.count,mol.index"
 #: the mixture of a text environment (``ChemEnv``) when none is given
 DEFAULT_ENV_MIX = "stoich.t2"
 
-#: ``solve(task, style="terse", max_chars=None) -> str``: a worked solution ending in the answer block,
-#: not yet verified (``ValueError`` when none can be written; see :mod:`rlvr.solutions`)
-Solver = Callable[..., str]
-#: ``feedback(task, verdict) -> lines``: what is wrong with an answer, never the right value
-Feedback = Callable[[Task, Verdict], "list[str]"]
-#: ``baseline(task) -> completion``: a model-free reference answer (e.g. ``copy-input``)
-Baseline = Callable[[Task], str]
 
-
-class ReportLayout(Protocol):
-    """How ``rlvr eval`` tabulates the records of one family group (records carry ``info["domain"] == name``)."""
-
-    name: str
-
-    def task_info(self, task: Task) -> dict[str, Any]:
-        """The grouping fields of a task (its ``domain`` is set by the caller)."""
-
-    def summarize(self, records: Sequence[Mapping[str, Any]], samples: int) -> dict[str, float]:
-        """Flat ``{metric path: value in %}`` of every table cell."""
-
-    def render(self, records: Sequence[Mapping[str, Any]], samples: int) -> str:
-        """The Markdown section of the report."""
-
-    def split_summary(self, summary: Mapping[str, float]) -> dict[str, dict[str, float]]:
-        """``{row label: {metric: value}}`` per split, for before/after tables."""
-
-    def plots(self, plt: Any, summary: Mapping[str, float], folder: Path) -> list[Path]:
-        """PNG plots written into ``folder`` (an empty list when there is nothing to plot)."""
-
-
-@dataclass(frozen=True)
-class SuiteEntry:
-    """``n`` tasks of ``family`` on ``split`` with generator ``options`` (one line of an eval suite)."""
-
-    family: str
-    split: str
-    n: int
-    options: dict[str, Any] = field(default_factory=dict, hash=False, compare=True)
-
-    def label(self) -> str:
-        opts = ",".join(f"{k}={v}" for k, v in sorted(self.options.items()))
-        return f"{self.family}[{self.split}{',' + opts if opts else ''}]"
-
-
-@dataclass(frozen=True, eq=False)
-class FamilyGroup:
-    """What families of one group share: the eval suite named after the group, the report layout,
-    and the Gymnasium environment id bound to the group (with its default family).
-
-    ``report`` None: ``rlvr eval`` reports the group's families with its generic per-family table.
-    ``import_tasks(path)``: reads a file in a foreign format (a benchmark's published questions) as
-    tasks of the group, ``ValueError`` when the file is not in that format (:func:`read_task_file`).
-    """
-
-    name: str
-    title: str = ""
-    report: ReportLayout | None = None
-    suite: tuple[SuiteEntry, ...] = ()
-    suite_description: str = ""
-    env_id: str | None = None
-    default_family: str | None = None
-    import_tasks: Callable[[str], list[Task]] | None = None
-
-
-@dataclass(frozen=True)
-class Difficulty:
-    """How a family's tasks vary in difficulty, for frontier task selection (:mod:`rlvr.frontier`).
-
-    ``cell(task) -> str`` names the task's difficulty cell from its own record (e.g. ``"n=3"``,
-    ``"species=4"``, ``"load=2"``): a pure function of the task, so choosing tasks by cell never
-    changes which split a task belongs to. ``option``/``levels``: the generator option that sets the
-    difficulty and its values, easiest first, where one does (what a threshold curriculum steps through).
-    """
-
-    cell: Callable[[Task], str]
-    option: str | None = None
-    levels: tuple[Any, ...] = ()
-    description: str = ""
-
-
-@dataclass(frozen=True, eq=False)
-class FamilySpec:
-    """Everything the rest of rlvr needs to know about one task family.
-
-    Required:
-
-    - ``generator(config, split, seed, index) -> Task``: deterministic and random-access; ``config``
-      is an instance of ``config_cls`` (a dataclass whose fields are the family's options);
-    - ``check(task, completion, **options) -> Verdict``: a pure function with bounded work;
-    - ``oracle(task) -> str``: a minimal completion that scores 1.0 (from the ground truth);
-    - ``splits``: the split names ``generator`` accepts.
-
-    Hooks (all optional):
-
-    - ``group``: the :class:`FamilyGroup` (eval suite, report layout, environment id);
-    - ``reward_modes``: the values ``check`` accepts for its ``reward`` option (checked up front);
-      ``check_options``: the keyword options ``check`` accepts (None: read from its signature);
-    - ``solve``: the worked-solution writer (:data:`Solver`);
-    - ``feedback``: the multi-turn feedback writer (:data:`Feedback`);
-    - ``baselines``: model-free reference answers by name (``{"copy-input": fn}``);
-    - ``prompt_styles``: question styles besides ``default`` (:class:`~rlvr.prompting.PromptStyle`);
-      ``demo_priority(task)``: sort key preferring some tasks as few-shot demonstrations (lower first);
-    - ``option_grid``: option sets that cover the family's variants (the registry-wide tests run each);
-    - ``prepare(task, completion) -> job | None``: what a batch can do ahead for this pair's verdict
-      (:func:`rlvr.api.prepare`): reads the pair and returns a job (a callable without arguments)
-      that fills the checker's own caches, or None; it changes no verdict;
-    - ``difficulty``: how the family's tasks vary in difficulty (:class:`Difficulty`); None: one cell.
-    """
-
-    name: str
-    config_cls: type
-    generator: Callable[[Any, str, int, int], Task]
-    check: Callable[..., Verdict]
-    oracle: Callable[[Task], str]
-    splits: tuple[str, ...]
-    description: str = ""
-    group: FamilyGroup | None = None
-    reward_modes: tuple[str, ...] = ()
-    check_options: tuple[str, ...] | None = None
-    solve: Solver | None = None
-    feedback: Feedback | None = None
-    baselines: Mapping[str, Baseline] = field(default_factory=dict)
-    prompt_styles: Mapping[str, PromptStyle] = field(default_factory=dict)
-    demo_priority: Callable[[Task], Any] | None = None
-    option_grid: tuple[Mapping[str, Any], ...] = ({},)
-    ability: str = "chemistry"
-    prepare: Callable[[Task, Any], Callable[[], Any] | None] | None = None
-    difficulty: Difficulty | None = None
-    #: the keyword options ``check`` accepts (None: any), resolved once from ``check_options`` or its signature
-    accepted_check_options: tuple[str, ...] | None = field(init=False, repr=False, default=None)
-
-    def __post_init__(self) -> None:
-        if not dataclasses.is_dataclass(self.config_cls):
-            raise TypeError(f"{self.name}: config_cls must be a dataclass, got {self.config_cls!r}")
-        clash = sorted(self.generator_options & set(PROMPT_OPTIONS))
-        if clash:
-            raise TypeError(f"{self.name}: config fields {clash} clash with the prompt options {list(PROMPT_OPTIONS)}")
-        if not self.splits:
-            raise ValueError(f"{self.name}: a family needs at least one split")
-        if DEFAULT_STYLE in self.prompt_styles:
-            raise ValueError(f"{self.name}: {DEFAULT_STYLE!r} is the generator's own prompt, not a style to register")
-        object.__setattr__(self, "splits", tuple(self.splits))
-        object.__setattr__(self, "reward_modes", tuple(self.reward_modes))
-        object.__setattr__(self, "option_grid", tuple(dict(o) for o in self.option_grid) or ({},))
-        object.__setattr__(self, "accepted_check_options", self._check_signature())
-
-    # ------------------------------------------------------------------ options
-    @property
-    def generator_options(self) -> set[str]:
-        """The generator's own option names (the fields of ``config_cls``)."""
-        return {f.name for f in dataclasses.fields(self.config_cls)}
-
-    @property
-    def options(self) -> set[str]:
-        """Every option a config of this family accepts: the generator's and the prompt options."""
-        return self.generator_options | set(PROMPT_OPTIONS)
-
-    @property
-    def styles(self) -> tuple[str, ...]:
-        """The prompt styles of the family (``default`` first)."""
-        return (DEFAULT_STYLE, *self.prompt_styles)
-
-    def make_config(self, **options: Any) -> FamilyConfig:
-        """The family's config from keyword options, naming unknown or invalid ones clearly."""
-        unknown = sorted(set(options) - self.options)
-        if unknown:
-            raise TypeError(f"{self.name}: unknown option(s) {unknown}; valid options: {sorted(self.options)}")
-        prompt = PromptOptions(**{k: v for k, v in options.items() if k in PROMPT_OPTIONS})
-        if prompt.prompt_style not in self.styles:
-            raise ValueError(f"{self.name}: unknown prompt_style {prompt.prompt_style!r}; styles: {list(self.styles)}")
-        if prompt.few_shot and prompt.few_shot_split not in self.splits:
-            raise ValueError(f"{self.name}: few-shot examples need a valid split; {prompt.few_shot_split!r} "
-                             f"not in {list(self.splits)}")
-        if prompt.few_shot_answers != ANSWERS and self.solve is None:
-            raise ValueError(f"{self.name}: few_shot_answers={prompt.few_shot_answers!r} needs a worked-solution "
-                             "writer, and this family has none")
-        task = self.config_cls(**{k: v for k, v in options.items() if k not in PROMPT_OPTIONS})
-        return FamilyConfig(task, prompt)
-
-    def generate(self, config: Any, split: str, seed: int, index: int) -> Task:
-        """The task at ``(config, split, seed, index)``, its prompt presented as the config asks.
-
-        ``config`` is a :class:`~rlvr.prompting.FamilyConfig` (from :meth:`make_config`) or the
-        generator's own config (the default prompt).
-        """
-        if not isinstance(config, FamilyConfig):
-            config = FamilyConfig(config)
-        return present(self, self.generator(config.task, split, int(seed), int(index)), config)
-
-    # ------------------------------------------------------------------ checking
-    def _check_signature(self) -> tuple[str, ...] | None:
-        """The keyword options ``check`` accepts (None: any, the checker takes ``**options``)."""
-        if self.check_options is not None:
-            return tuple(self.check_options)
-        try:
-            params = list(inspect.signature(self.check).parameters.values())[2:]
-        except (TypeError, ValueError):
-            return None
-        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
-            return None
-        return tuple(p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD))
-
-    def validate_check_options(self, options: Mapping[str, Any]) -> None:
-        """Raise ``TypeError`` for an option ``check`` does not take, ``ValueError`` for an unknown reward mode."""
-        if not options:
-            return
-        accepted = self.accepted_check_options
-        if accepted is not None:
-            unknown = sorted(set(options) - set(accepted))
-            if unknown:
-                raise TypeError(f"{self.name}: verify() got an unexpected keyword argument {unknown[0]!r} "
-                                f"(valid: {sorted(accepted)})")
-        mode = options.get("reward")
-        if mode is not None and self.reward_modes and mode not in self.reward_modes:
-            raise ValueError(f"{self.name}: unknown reward mode {mode!r}; valid modes: {list(self.reward_modes)}")
+def _prefix(name: str) -> str:
+    return name.split(".", 1)[0]
 
 
 class Registry:
-    """Families by name: the built-in providers (imported on first use) plus families registered at run time."""
+    """Families by name: provider modules (imported on first use) plus families registered at run time."""
 
-    def __init__(self, providers: Mapping[str, str]) -> None:
-        self._providers = dict(providers)
+    def __init__(self, providers: Mapping[str, str], entry_point_group: str | None = None) -> None:
+        self._providers = [(key.rstrip("."), module) for key, module in providers.items()]
+        self._entry_point_group = entry_point_group
+        self._entry_points_read = entry_point_group is None
         self._loaded: dict[str, dict[str, FamilySpec]] = {}
+        self._failed: dict[str, str] = {}  # provider module -> why it could not be imported
         self._runtime: dict[str, FamilySpec] = {}
-        self._found: dict[str, FamilySpec] = {}  # built-in families already looked up (providers never change)
+        self._found: dict[str, FamilySpec] = {}  # provided families already looked up (providers never change)
+
+    # ------------------------------------------------------------------ providers
+    def _read_entry_points(self) -> None:
+        if self._entry_points_read:
+            return
+        self._entry_points_read = True
+        try:
+            found = metadata.entry_points(group=self._entry_point_group)
+        except Exception as exc:  # noqa: BLE001 - broken package metadata must not stop the built-in families
+            log.warning("rlvr: could not read the %r entry points (%s: %s)", self._entry_point_group,
+                        type(exc).__name__, exc)
+            return
+        known = {module for _, module in self._providers}
+        for ep in found:
+            if ep.module not in known:
+                self._providers.append((ep.name.rstrip("."), ep.module))
+                known.add(ep.module)
+
+    def providers(self) -> list[tuple[str, str]]:
+        """Every ``(key, module)`` provider: :data:`PROVIDERS`, then the installed entry points."""
+        self._read_entry_points()
+        return list(self._providers)
 
     def _load(self, module: str) -> dict[str, FamilySpec]:
-        if module not in self._loaded:
-            specs = importlib.import_module(module).FAMILIES
-            self._loaded[module] = {spec.name: spec for spec in specs}
-        return self._loaded[module]
+        """The families of a provider module (empty, with one warning, when it fails to import)."""
+        if module in self._loaded:
+            return self._loaded[module]
+        specs: dict[str, FamilySpec] = {}
+        try:
+            imported = importlib.import_module(module)
+            specs = {spec.name: spec for spec in getattr(imported, "FAMILIES", ())}
+        except Exception as exc:  # noqa: BLE001 - one broken provider must not break the others
+            self._failed[module] = f"{type(exc).__name__}: {exc}"
+            log.warning("rlvr: task family provider %s failed to import and is skipped (%s)", module,
+                        self._failed[module])
+        self._loaded[module] = specs
+        return specs
 
-    def _provider_specs(self) -> dict[str, FamilySpec]:
-        out: dict[str, FamilySpec] = {}
-        for module in self._providers.values():
-            try:
-                out.update(self._load(module))
-            except ModuleNotFoundError as exc:
-                if exc.name != module:
-                    raise
-        return out
+    def _candidates(self, name: str) -> Iterator[str]:
+        """Provider modules to search for ``name``: its exact key, then its prefix, then every other one."""
+        providers = self.providers()
+        for wanted in (name, _prefix(name)):
+            yield from (module for key, module in providers if key == wanted)
+        yield from (module for key, module in providers if key not in (name, _prefix(name)))
 
+    def _provided(self, name: str) -> FamilySpec | None:
+        spec = self._found.get(name)
+        if spec is None:
+            for module in dict.fromkeys(self._candidates(name)):
+                spec = self._load(module).get(name)
+                if spec is not None:
+                    self._found[name] = spec
+                    break
+        return spec
+
+    def failures(self) -> dict[str, str]:
+        """Provider modules that failed to import, with why."""
+        return dict(self._failed)
+
+    # ------------------------------------------------------------------ run time
     def register(self, spec: FamilySpec, *, replace: bool = False) -> FamilySpec:
         """Add ``spec`` (``ValueError`` if the name is taken, unless ``replace``)."""
         if not isinstance(spec, FamilySpec):
@@ -294,29 +140,28 @@ class Registry:
             raise KeyError(f"{name!r} was not registered at run time")
         del self._runtime[name]
 
-    def _provided(self, name: str) -> FamilySpec | None:
-        spec = self._found.get(name)
-        if spec is not None:
-            return spec
-        for prefix, module in self._providers.items():
-            if name.startswith(prefix):
-                spec = self._load(module).get(name)
-                if spec is not None:
-                    self._found[name] = spec
-                return spec
-        return None
-
+    # ------------------------------------------------------------------ lookup
     def get(self, name: str) -> FamilySpec:
+        """The family called ``name`` (``KeyError`` naming the known families, or the provider that failed)."""
         spec = self._runtime.get(name) or self._provided(name)
         if spec is None:
+            broken = [f"{module} ({self._failed[module]})" for key, module in self.providers()
+                      if key in (name, _prefix(name)) and module in self._failed]
+            if broken:
+                raise KeyError(f"task family {name!r} is unavailable: its provider failed to import: {'; '.join(broken)}")
             raise KeyError(f"unknown task family {name!r}; known families: {self.names()}")
         return spec
 
     def specs(self) -> list[FamilySpec]:
-        """Every family, built-in ones in provider order, then those registered at run time."""
-        return list({**self._provider_specs(), **self._runtime}.values())
+        """Every family, provided ones in provider order, then those registered at run time."""
+        out: dict[str, FamilySpec] = {}
+        for _, module in self.providers():
+            for spec in self._load(module).values():
+                out.setdefault(spec.name, spec)
+        return list({**out, **self._runtime}.values())
 
     def names(self) -> list[str]:
+        """Every family name, sorted."""
         return sorted(spec.name for spec in self.specs())
 
     def runtime_names(self) -> list[str]:
@@ -325,7 +170,7 @@ class Registry:
 
 
 #: the process-wide registry behind the module functions
-REGISTRY = Registry(PROVIDERS)
+REGISTRY = Registry(PROVIDERS, ENTRY_POINT_GROUP)
 
 
 def register_family(spec: FamilySpec, *, replace: bool = False) -> FamilySpec:
@@ -395,6 +240,16 @@ def group_for_env(env_id: str) -> FamilyGroup:
     raise KeyError(f"no family group is bound to environment {env_id!r}")
 
 
+def group_default_family(group: FamilyGroup) -> str:
+    """The group's ``default_family``, else its first family."""
+    return group.default_family or group_families(group)[0]
+
+
+def group_suite(group: FamilyGroup) -> tuple[SuiteEntry, ...]:
+    """The group's eval suite: its own ``suite``, else :func:`~rlvr.family_spec.default_suite` of its families."""
+    return tuple(group.suite) or default_suite([spec for spec in REGISTRY.specs() if spec.group is group])
+
+
 def resolve_in_group(group: FamilyGroup, name: str | None) -> str:
     """A family of ``group`` from its full name or the part after the group's prefix (``count``).
 
@@ -402,7 +257,7 @@ def resolve_in_group(group: FamilyGroup, name: str | None) -> str:
     """
     members = group_families(group)
     if name is None:
-        name = group.default_family or members[0]
+        name = group_default_family(group)
     if name in members:
         return name
     short = [m for m in members if m.split(".", 1)[-1] == name]
@@ -413,8 +268,9 @@ def resolve_in_group(group: FamilyGroup, name: str | None) -> str:
 
 
 __all__ = [
-    "DEFAULT_ENV_MIX", "DEFAULT_MIX", "DEFAULT_TRAIN_FAMILIES", "PROVIDERS", "REGISTRY", "Baseline", "Feedback", "FamilyConfig",
-    "FamilyGroup", "FamilySpec", "PromptOptions", "PromptStyle", "Registry", "ReportLayout", "Solver", "SuiteEntry",
-    "get_family", "get_group", "group_families", "group_for_env", "list_families", "list_groups",
-    "register_family", "resolve_in_group", "unregister_family",
+    "DEFAULT_ENV_MIX", "DEFAULT_MIX", "DEFAULT_SUITE_SIZE", "DEFAULT_TRAIN_FAMILIES", "ENTRY_POINT_GROUP", "PROVIDERS",
+    "REGISTRY", "Baseline", "Difficulty", "FamilyConfig", "FamilyGroup", "FamilySpec", "Feedback", "Perturb",
+    "PromptOptions", "PromptStyle", "Registry", "ReportLayout", "Solver", "SuiteEntry", "default_suite",
+    "get_family", "get_group", "group_default_family", "group_families", "group_for_env", "group_suite",
+    "list_families", "list_groups", "read_task_file", "register_family", "resolve_in_group", "unregister_family",
 ]
