@@ -3,7 +3,11 @@
 ``tests/families/test_registry_grid.py`` runs them on every registered family; a family written
 elsewhere runs :func:`check_family` in its own tests:
 
-- the oracle scores 1.0 (reason ``ok``) and a near miss of it (:func:`perturb`) scores below 1;
+- the oracle scores 1.0 (reason ``ok``);
+- no minimal perturbation of the oracle (:func:`perturbations`: the family's ``perturb`` hook, else
+  :func:`near_misses`) scores 1.0: a checker that accepts an answer one unit off is caught;
+- no hostile or malformed completion (:func:`rlvr.families.hostile.hostile_completions`) makes the
+  checker raise (reason ``checker_error``) or leave [0, 1];
 - a task round-trips through JSON, and ``rlvr.regenerate`` rebuilds it exactly from its id and
   ``meta["config"]``, which records the options it was asked with.
 """
@@ -14,10 +18,13 @@ import re
 from typing import Any, Iterable, Mapping
 
 from rlvr.api import generate, oracle_completion, regenerate, verify
+from rlvr.families.hostile import hostile_completions
+from rlvr.reasons import Reason
 from rlvr.registry import get_family
 from rlvr.task import Task
 
 _ANSWER = re.compile(r"<answer>(.*)</answer>", re.S)
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 class ConformanceError(AssertionError):
@@ -29,14 +36,53 @@ def _require(condition: bool, message: str) -> None:
         raise ConformanceError(message)
 
 
-def perturb(completion: str) -> str:
-    """A near miss of a correct completion: the first digit of its answer bumped by one, or an empty answer."""
+def answer_span(completion: str) -> tuple[int, int]:
+    """Where the answer block's body lies in ``completion`` (``ConformanceError`` when there is none)."""
     match = _ANSWER.search(completion)
     _require(match is not None, f"the oracle gave no answer block: {completion!r}")
-    body = match.group(1)
-    digit = re.search(r"\d", body)
-    new = "" if digit is None else body[:digit.start()] + str((int(digit.group()) + 1) % 10) + body[digit.end():]
-    return completion[:match.start(1)] + new + completion[match.end(1):]
+    return match.start(1), match.end(1)
+
+
+def step_number(text: str, delta: int) -> str | None:
+    """``text`` (digits, maybe one decimal point) moved by ``delta`` units of its last written digit,
+    written with as many decimals (None below zero): ``46.1`` +1 -> ``46.2``, ``3`` -1 -> ``2``."""
+    decimals = len(text.split(".", 1)[1]) if "." in text else 0
+    units = int(text.replace(".", "")) + delta
+    if units < 0:
+        return None
+    digits = str(units).rjust(decimals + 1, "0")
+    return digits if not decimals else f"{digits[:-decimals]}.{digits[-decimals:]}"
+
+
+def near_misses(completion: str) -> list[str]:
+    """The default minimal perturbations: each number of the answer block, one at a time, moved by
+    one unit of its last written digit either way (``{2}H2O`` -> ``{1}H2O``, ``{3}H2O``, ``H1O``, ...;
+    ``46.1`` -> ``46.0``, ``46.2``). Empty when the answer holds no number."""
+    start, end = answer_span(completion)
+    body = completion[start:end]
+    out = []
+    for match in _NUMBER.finditer(body):
+        for delta in (-1, 1):
+            new = step_number(match.group(), delta)
+            if new is not None:
+                out.append(completion[:start] + body[:match.start()] + new + body[match.end():] + completion[end:])
+    return list(dict.fromkeys(out))
+
+
+def perturbations(task: Task, completion: str) -> list[str]:
+    """The minimal perturbations of a correct ``completion``: the family's ``perturb`` hook, else :func:`near_misses`."""
+    hook = get_family(task.family).perturb
+    return list(hook(task, completion)) if hook is not None else near_misses(completion)
+
+
+def check_hostile(task: Task) -> None:
+    """Every hostile completion gets a verdict in [0, 1] whose reason is not ``checker_error``."""
+    for completion in hostile_completions():
+        verdict = verify(task, completion)
+        shown = completion if len(completion) < 80 else completion[:60] + f"... ({len(completion)} chars)"
+        _require(verdict.reason != Reason.CHECKER_ERROR,
+                 f"{task.id}: the checker raised on {shown!r}: {verdict.metrics.get('error', verdict)}")
+        _require(0.0 <= verdict.reward <= 1.0, f"{task.id}: reward {verdict.reward} outside [0, 1] for {shown!r}")
 
 
 def grid(family: str) -> list[tuple[str, dict[str, Any]]]:
@@ -49,15 +95,18 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-def check_task(task: Task, options: Mapping[str, Any] | None = None) -> None:
-    """Oracle 1.0, near miss < 1, JSON round trip, identical regeneration, ``options`` recorded in the config."""
+def check_task(task: Task, options: Mapping[str, Any] | None = None) -> int:
+    """Oracle 1.0, no minimal perturbation 1.0, JSON round trip, identical regeneration, ``options``
+    recorded in the config; returns how many perturbations were scored."""
     oracle = oracle_completion(task)
     verdict = verify(task, oracle)
     _require(verdict.reward == 1.0 and verdict.correct and verdict.reason == "ok",
              f"{task.id}: the oracle scores {verdict}")
-    near = perturb(oracle)
-    wrong = verify(task, near)
-    _require(wrong.reward < 1.0 and not wrong.correct, f"{task.id}: the near miss {near!r} scores {wrong}")
+    near = perturbations(task, oracle)
+    for completion in near:
+        wrong = verify(task, completion)
+        _require(wrong.reward < 1.0 and not wrong.correct,
+                 f"{task.id}: the minimal perturbation {completion!r} of the oracle {oracle!r} scores {wrong}")
     record = json.loads(task.to_json())
     _require(Task.from_dict(record).to_dict() == task.to_dict(), f"{task.id}: does not round-trip through JSON")
     _require(regenerate(record).to_dict() == task.to_dict(), f"{task.id}: regenerate builds a different task")
@@ -65,6 +114,7 @@ def check_task(task: Task, options: Mapping[str, Any] | None = None) -> None:
     for key, value in (options or {}).items():
         _require(key in config and _jsonable(config[key]) == _jsonable(value),
                  f"{task.id}: option {key}={value!r} is not in meta['config']")
+    return len(near)
 
 
 def generate_cell(family: str, split: str, options: Mapping[str, Any], seed: int,
@@ -73,12 +123,21 @@ def generate_cell(family: str, split: str, options: Mapping[str, Any], seed: int
     return [generate(family, split, seed, i, **options) for i in indices]
 
 
-def check_family(family: str, *, seed: int = 11, indices: Iterable[int] = (0, 1)) -> list[Task]:
-    """Run :func:`check_task` on every cell of the family's grid; returns the tasks checked."""
-    checked = []
+def check_family(family: str, *, seed: int = 11, indices: Iterable[int] = (0, 1), hostile: bool = True) -> list[Task]:
+    """Run :func:`check_task` on every cell of the family's grid, and :func:`check_hostile` on the first
+    task of each split (``hostile``); at least one perturbation must have been scored. Returns the tasks checked."""
+    checked, perturbed, splits_seen = [], 0, set()
     for split, options in grid(family):
         for task in generate_cell(family, split, options, seed, tuple(indices)):
             _require(task.family == family, f"{task.id}: family {task.family!r} is not {family!r}")
-            check_task(task, options)
+            perturbed += check_task(task, options)
+            if hostile and split not in splits_seen:
+                splits_seen.add(split)
+                check_hostile(task)
             checked.append(task)
+    _require(perturbed > 0, f"{family}: no minimal perturbation of any oracle answer; give the family a `perturb` hook")
     return checked
+
+
+__all__ = ["ConformanceError", "answer_span", "check_family", "check_hostile", "check_task", "generate_cell", "grid",
+           "near_misses", "perturbations", "step_number"]

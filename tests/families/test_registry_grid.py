@@ -1,6 +1,7 @@
 """Every registered family x split x option set of its ``option_grid`` (a few indices each): the oracle
-scores 1.0, a perturbed oracle scores below 1, a task round-trips through JSON and ``rlvr.regenerate``,
-and another process generates the identical tasks. A new family is covered with no edit here."""
+scores 1.0, no minimal perturbation of it scores 1.0, no hostile completion makes the checker raise, a
+task round-trips through JSON and ``rlvr.regenerate``, and another process generates the identical
+tasks. A new family is covered with no edit here."""
 from __future__ import annotations
 
 import json
@@ -10,7 +11,7 @@ import sys
 import pytest
 
 import rlvr
-from rlvr.families.conformance import ConformanceError, check_task, generate_cell, grid, perturb
+from rlvr.families.conformance import ConformanceError, check_hostile, check_task, generate_cell, grid, near_misses
 from rlvr.registry import REGISTRY, get_family
 
 SEED = 11
@@ -34,18 +35,34 @@ def test_the_grid_covers_every_family_and_split():
         assert {split for fam, split, _ in CELLS if fam == name} == set(get_family(name).splits)
 
 
-def test_the_near_miss_changes_the_answer():
-    assert perturb("x <answer>{2}H2O.{1}CO2</answer>") == "x <answer>{3}H2O.{1}CO2</answer>"
-    assert perturb('<answer>{"smiles": "CCO"}</answer>') == "<answer></answer>"
+def test_the_default_near_misses_move_each_number_by_one_unit_of_its_last_digit():
+    assert near_misses("x <answer>{2}H2O</answer>") == [
+        "x <answer>{1}H2O</answer>", "x <answer>{3}H2O</answer>", "x <answer>{2}H1O</answer>", "x <answer>{2}H3O</answer>"]
+    assert near_misses("<answer>46.1</answer>") == ["<answer>46.0</answer>", "<answer>46.2</answer>"]
+    assert near_misses("<answer>0.0</answer>") == ["<answer>0.1</answer>"]
+    assert near_misses('<answer>{"smiles": "CCO"}</answer>') == []
     with pytest.raises(ConformanceError, match="no answer block"):
-        perturb("no block")
+        near_misses("no block")
 
 
 @pytest.mark.parametrize("cell", CELLS, ids=_cell_id)
-def test_oracle_near_miss_round_trip_and_regenerate(cell, tasks):
+def test_oracle_minimal_perturbations_round_trip_and_regenerate(cell, tasks):
     for task in tasks[_cell_id(cell)]:
         assert task.family == cell[0] and task.meta.get("split", cell[1]) == cell[1]
         check_task(task, cell[2])
+
+
+@pytest.mark.parametrize("family", rlvr.list_families())
+def test_every_family_has_minimal_perturbations(family, tasks):
+    scored = [check_task(t) for c in CELLS if c[0] == family for t in tasks[_cell_id(c)][:1]]
+    assert sum(scored) > 0, f"{family}: no perturbation of any oracle answer"
+
+
+@pytest.mark.parametrize("family", rlvr.list_families())
+def test_no_hostile_completion_makes_a_checker_raise(family, tasks):
+    for split in get_family(family).splits:
+        cell = next(c for c in CELLS if c[0] == family and c[1] == split)
+        check_hostile(tasks[_cell_id(cell)][0])
 
 
 _CHILD = """

@@ -9,6 +9,7 @@ from rlvr.checkers.molecules import REWARD_MODES, check, oracle, prepare
 from rlvr.families.molecules.baselines import copy_molecule, copy_prompt
 from rlvr.families.molecules.difficulty import MOLECULE_DIFFICULTY
 from rlvr.families.molecules.feedback import features_feedback, generation_feedback
+from rlvr.families.molecules.perturb import constraint_breaking_edits, feature_steps
 from rlvr.families.molecules.report import LAYOUT
 from rlvr.generators.molecules.questions import load_questions
 from rlvr.generators.molecules.splits import SPLITS
@@ -64,6 +65,7 @@ _COMMON = dict(config_cls=MolTaskConfig, check=check, oracle=oracle, splits=SPLI
 FAMILIES: list[FamilySpec] = [
     FamilySpec(
         name="mol.count",
+        perturb=feature_steps,
         generator=generate_count,
         solve=worked(solve_features),
         feedback=features_feedback,
@@ -74,6 +76,7 @@ FAMILIES: list[FamilySpec] = [
     ),
     FamilySpec(
         name="mol.index",
+        perturb=feature_steps,
         generator=generate_index,
         solve=worked(solve_features),
         feedback=features_feedback,
@@ -84,6 +87,7 @@ FAMILIES: list[FamilySpec] = [
     ),
     FamilySpec(
         name="mol.gen",
+        perturb=constraint_breaking_edits,
         generator=generate_gen,
         solve=worked(solve_generation),
         feedback=generation_feedback,

@@ -17,6 +17,7 @@ from rlvr.checkers.stoich import (
 from rlvr.families.stoich.baselines import copy_equation, copy_inputs, copy_shown_left
 from rlvr.families.stoich.difficulty import PRODUCTS_DIFFICULTY, SPECIES_DIFFICULTY
 from rlvr.families.stoich.feedback import balance_feedback, byproduct_feedback, products_feedback
+from rlvr.families.stoich.perturb import coefficient_steps
 from rlvr.families.stoich.prompts import PRODUCT_STYLES, unscaled
 from rlvr.families.stoich.report import LAYOUT
 from rlvr.generators.stoich.tasks import (
@@ -71,6 +72,7 @@ FAMILIES: list[FamilySpec] = [
         splits=PRODUCT_SPLITS,
         group=GROUP,
         reward_modes=REWARD_MODES,
+        perturb=coefficient_steps,
         solve=worked(solve_type1),
         feedback=products_feedback,
         baselines={"copy-input": copy_inputs},
@@ -90,6 +92,7 @@ FAMILIES: list[FamilySpec] = [
         splits=PRODUCT_SPLITS,
         group=GROUP,
         reward_modes=REWARD_MODES,
+        perturb=coefficient_steps,
         solve=worked(solve_type2),
         feedback=products_feedback,
         baselines={"copy-input": copy_inputs},
@@ -109,6 +112,7 @@ FAMILIES: list[FamilySpec] = [
         splits=BASIC_SPLITS,
         group=GROUP,
         reward_modes=REWARD_MODES,
+        perturb=coefficient_steps,
         solve=worked(solve_balance),
         feedback=balance_feedback,
         baselines={"copy-input": copy_equation},
@@ -126,6 +130,7 @@ FAMILIES: list[FamilySpec] = [
         splits=BASIC_SPLITS,
         group=GROUP,
         reward_modes=REWARD_MODES,
+        perturb=coefficient_steps,
         solve=worked(solve_byproduct),
         feedback=byproduct_feedback,
         baselines={"copy-input": copy_shown_left},
