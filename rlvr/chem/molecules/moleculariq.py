@@ -37,6 +37,7 @@ from rlvr.chem.molecules.functional_groups import FUNCTIONAL_GROUP_NAMES, functi
 from rlvr.chem.molecules.moleculariq_data import functional_group_smarts, template_smirks
 from rlvr.chem.molecules.moleculariq_substituents import PROCEDURES
 from rlvr.chem.molecules.oxidation import extreme_atoms, oxidation_numbers
+from rlvr.chem.molecules.specs import feature_keys
 
 CONVENTIONS = ("rlvr", "moleculariq")
 DEFAULT_CONVENTION = "rlvr"
@@ -110,8 +111,6 @@ def owns(key: str) -> bool:
 
 def extra_keys() -> list[str]:
     """Keys this convention adds to rlvr's: ``_nbrInstances`` keys and the benchmark-only groups."""
-    from rlvr.chem.molecules.features import feature_keys
-
     known = set(feature_keys())
     return sorted(k for k in _owned_keys() if k not in known)
 
