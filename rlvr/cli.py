@@ -11,7 +11,8 @@ import importlib
 import os
 import sys
 
-from rlvr.commands.errors import report_error
+from rlvr.commands.errors import UsageError, report_error
+from rlvr.commands.plugins import load_plugins, plugin_specs
 
 #: subcommand modules, in help order; each exposes ``register(subparsers)``
 COMMANDS = (
@@ -75,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:  # before the parser: a plugin's families are known to its checks and its --help
+        load_plugins(plugin_specs(argv))
+    except UsageError as exc:
+        print(f"rlvr: error: {exc}", file=sys.stderr)
+        return 2
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 import logging
 from importlib import metadata
-from typing import Iterator, Mapping
+from typing import Any, Iterator, Mapping
 
 from rlvr.family_spec import (
     DEFAULT_SUITE_SIZE, Baseline, Difficulty, FamilyGroup, FamilySpec, Feedback, Perturb, ReportLayout, Solver,
@@ -178,6 +178,20 @@ def register_family(spec: FamilySpec, *, replace: bool = False) -> FamilySpec:
     return REGISTRY.register(spec, replace=replace)
 
 
+def register_module(module: Any) -> list[FamilySpec]:
+    """Register the families a module lists in ``FAMILIES`` (a family module used as a plugin); a family
+    already known under its name as the same spec is left alone. Returns the families registered."""
+    added = []
+    for spec in getattr(module, "FAMILIES", ()):
+        try:
+            if REGISTRY.get(spec.name) is spec:
+                continue
+        except KeyError:
+            pass
+        added.append(REGISTRY.register(spec))
+    return added
+
+
 def unregister_family(name: str) -> None:
     """Remove a family added with :func:`register_family`."""
     REGISTRY.unregister(name)
@@ -272,5 +286,5 @@ __all__ = [
     "REGISTRY", "Baseline", "Difficulty", "FamilyConfig", "FamilyGroup", "FamilySpec", "Feedback", "Perturb",
     "PromptOptions", "PromptStyle", "Registry", "ReportLayout", "Solver", "SuiteEntry", "default_suite",
     "get_family", "get_group", "group_default_family", "group_families", "group_for_env", "group_suite",
-    "list_families", "list_groups", "read_task_file", "register_family", "resolve_in_group", "unregister_family",
+    "list_families", "list_groups", "read_task_file", "register_family", "register_module", "resolve_in_group", "unregister_family",
 ]

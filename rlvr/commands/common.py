@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, TextIO
 
 from rlvr.commands.errors import UsageError
+from rlvr.commands.plugins import strip_plugins
 from rlvr.files import atomic_open, out_help, resolve_out
 from rlvr.task import Task
 
@@ -174,11 +175,12 @@ def register_passthrough(sub: argparse._SubParsersAction, name: str, help: str, 
         module_name, _, attr = entry.partition(":")
         main = getattr(importlib.import_module(module_name), attr)
         try:
-            return main(args.args, prog=f"rlvr {name}")
+            return main(strip_plugins(args.args), prog=f"rlvr {name}")  # plugins: imported by rlvr.cli.main
         except RuntimeError as exc:
             print(f"rlvr {name}: error: {exc}", file=sys.stderr)
             return 2
 
     p = sub.add_parser(name, help=help, add_help=False, prefix_chars="+")
-    p.add_argument("args", nargs="*", help="--config RECIPE.yaml and --KEY VALUE overrides")
+    p.add_argument("args", nargs="*", help="--config RECIPE.yaml, --KEY VALUE overrides and --plugin MODULE_OR_FILE "
+                                          "(a module registering task families; repeatable)")
     p.set_defaults(func=run)

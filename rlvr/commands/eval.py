@@ -10,12 +10,13 @@ from pathlib import Path
 
 from rlvr.commands.common import add_out_args, open_out, out_path, parse_option_pairs, positive_int
 from rlvr.commands.errors import UsageError
+from rlvr.commands.plugins import add_plugin_arg, suites_help
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "eval",
-        help="evaluate a model (or a reference backend) on the stoichiometry / molecular eval suites",
+        help="evaluate a model (or a reference backend) on the eval suites of the family groups",
         description=(
             "Evaluate a model on fixed, versioned eval sets and write results.json, report.md, plots and a "
             "resumable verdict log into --out. `rlvr eval compare A.json B.json` shows two runs side by side."
@@ -24,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", default="default", help="local path, hub id, 'default' (embedded SmolLM2-135M-Instruct), "
                    "or the model name sent to an --backend openai endpoint")
     p.add_argument("--adapter", help="LoRA adapter folder (peft) applied on top of --model")
-    p.add_argument("--suite", default="all", help="stoich | molecules | all (default all)")
+    p.add_argument("--suite", default="all", help=suites_help("eval suite, one per family group, or all of them"))
     p.add_argument("--tasks", dest="tasks_file", help="evaluate an exported eval set (JSONL) instead of a suite")
     p.add_argument("--splits", nargs="+", help="keep these splits (in/cross/out are short for test_in/test_cross/test_out)")
     p.add_argument("--limit", type=positive_int,
@@ -62,6 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-plots", dest="plots", action="store_false", help="skip the PNG plots")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar on stderr")
     p.add_argument("--list-suites", action="store_true", help="print the suites and their entries, then exit")
+    add_plugin_arg(p)
     p.set_defaults(func=run)
     sp = p.add_subparsers(dest="eval_command", metavar="{compare}")
     sp.required = False

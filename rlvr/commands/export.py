@@ -10,6 +10,7 @@ from rlvr.commands.common import (
     add_common_args, add_out_args, add_task_option_args, capped_n, positive_int, task_options,
 )
 from rlvr.commands.errors import UsageError
+from rlvr.commands.plugins import add_plugin_arg, families_help
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,7 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             "(hf), e.g. --format verl --out data/ writes data/train.parquet."
         ),
     )
-    p.add_argument("--family", required=True, help="family or mixture, e.g. stoich.t2 or 'stoich.t1:2,mol.count:1'")
+    p.add_argument("--family", required=True,
+                   help=families_help("family or mixture 'fam[@split][:weight],...' of the families"))
     add_common_args(p, n_default=1000, n_help="number of tasks", index_help="index of the first row")
     p.add_argument("--format", dest="fmt", default="jsonl", choices=["jsonl", "parquet", "hf", "verl"],
                    help="jsonl: task records; parquet / hf: dataset rows as a file / a save_to_disk folder; "
@@ -34,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="processes generating rows (the output is byte-identical for any value)")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar on stderr")
     add_task_option_args(p)
+    add_plugin_arg(p)
     p.set_defaults(func=run)
 
 

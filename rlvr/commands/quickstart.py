@@ -5,6 +5,8 @@ import argparse
 import logging
 import sys
 
+from rlvr.commands.plugins import add_plugin_arg
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -25,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-base-cache", action="store_true",
                    help="evaluate the base model even when an earlier run on this machine cached its answers on the same tasks")
     p.add_argument("-s", "--set", action="append", default=[], metavar="KEY=VALUE", help="any recipe field override (repeatable)")
+    add_plugin_arg(p)
     p.set_defaults(func=run)
 
 

@@ -8,15 +8,17 @@ from rlvr.commands.common import (
     add_common_args, add_out_args, add_task_option_args, capped_n, open_out, out_path, task_options, write_jsonl,
 )
 from rlvr.commands.errors import UsageError
+from rlvr.commands.plugins import add_plugin_arg, families_help
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sample", help="generate tasks of a family to JSONL", description=__doc__)
-    p.add_argument("--family", help="task family, e.g. stoich.t2 or mol.index (rlvr sample --list shows them all)")
+    p.add_argument("--family", help=families_help("task family (rlvr sample --list shows their splits)"))
     p.add_argument("--list", action="store_true", help="list the task families with their splits, then exit")
     add_common_args(p, n_default=10, n_help="number of tasks", index_help="index of the first task")
     add_out_args(p, "FAMILY-SPLIT.jsonl", what="output JSONL (default: stdout)")
     add_task_option_args(p)
+    add_plugin_arg(p)
     p.set_defaults(func=run)
 
 

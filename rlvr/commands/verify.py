@@ -9,6 +9,7 @@ from typing import Any
 
 from rlvr.commands.common import add_out_args, open_out, out_path, read_jsonl, read_tasks, write_jsonl
 from rlvr.commands.errors import UsageError
+from rlvr.commands.plugins import add_plugin_arg
 from rlvr.task import Task
 
 
@@ -28,6 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     source.add_argument("--oracle", action="store_true", help="verify each task's oracle answer (sanity check)")
     p.add_argument("--reward", help="reward mode passed to the checker (e.g. em, f1, jaccard, shaped)")
     add_out_args(p, "verdicts.jsonl", what="write per-task verdicts as JSONL to this file")
+    add_plugin_arg(p)
     p.set_defaults(func=run)
 
 

@@ -1,7 +1,8 @@
 """Fixed, versioned evaluation sets.
 
 A suite is a list of :class:`~rlvr.registry.SuiteEntry` ``(family, split, n, options)``; each family
-group declares its own (``FamilyGroup.suite``, named after the group) and ``all`` joins them. Its
+group has its own, named after the group (``FamilyGroup.suite``, else a few tasks of each of its
+families on each test split: :func:`rlvr.registry.group_suite`), and ``all`` joins them. Its
 tasks are drawn with :func:`rlvr.api.sample` at indices ``0..n-1`` from the run's seed, so the same
 suite, version and seed give the same tasks on any machine; ``--limit N`` keeps the first ``N`` tasks of every entry (a prefix
 of the full set). :func:`eval_set_digest` fingerprints the drawn tasks, so two result files can be
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from rlvr.api import sample
-from rlvr.registry import SuiteEntry, get_family, list_groups
+from rlvr.registry import SuiteEntry, get_family, group_suite, list_groups
 from rlvr.task import Task
 
 #: bump when a suite definition changes (entries, sizes or options)
@@ -49,10 +50,16 @@ class Suite:
 
 
 def builtin_suites() -> dict[str, Suite]:
-    """The built-in suites by name: one per family group (its ``FamilyGroup.suite``) and ``all`` of them."""
-    groups = [g for g in list_groups() if g.suite]
-    suites = {g.name: Suite(g.name, tuple(g.suite), description=g.suite_description) for g in groups}
-    suites["all"] = Suite("all", tuple(e for g in groups for e in g.suite),
+    """The suites by name: one per family group (:func:`~rlvr.registry.group_suite`) and ``all`` of them."""
+    suites = {}
+    for group in list_groups():
+        entries = group_suite(group)
+        if entries:
+            description = group.suite_description or f"{group.title or group.name}: " + ", ".join(
+                dict.fromkeys(e.family for e in entries))
+            suites[group.name] = Suite(group.name, entries, description=description)
+    groups = list(suites.values())
+    suites["all"] = Suite("all", tuple(e for g in groups for e in g.entries),
                           description=" + ".join(g.name for g in groups))
     return suites
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from rlvr.deadline import ENV_VAR
+from rlvr.registry import register_module
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,8 @@ _POLL_SECONDS = 0.05
 
 
 def import_plugin(spec: str) -> None:
-    """Import a module by dotted name, or a ``.py`` file by path (e.g. one that calls ``register_family``)."""
+    """Import a module by dotted name, or a ``.py`` file by path: one that calls ``register_family``, or
+    a family module exposing ``FAMILIES`` (registered here, as :func:`rlvr.registry.register_module` does)."""
     if spec.endswith(".py") or os.sep in spec or "/" in spec:
         path = Path(spec).expanduser().resolve()
         if not path.is_file():
@@ -58,7 +60,8 @@ def import_plugin(spec: str) -> None:
         sys.modules[name] = module
         module_spec.loader.exec_module(module)
     else:
-        importlib.import_module(spec)
+        module = importlib.import_module(spec)
+    register_module(module)
 
 
 def check_plugin(spec: str) -> None:

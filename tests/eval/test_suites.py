@@ -1,5 +1,6 @@
 from rlvr.eval import EvalConfig, load_eval_set
-from rlvr.eval.suites import eval_set_digest, get_suite, normalise_splits
+from rlvr.eval.suites import builtin_suites, eval_set_digest, get_suite, normalise_splits
+from rlvr.registry import group_suite, list_groups
 
 
 def _tasks(**kwargs):
@@ -24,4 +25,13 @@ def test_split_filter_and_aliases():
 def test_builtin_suites():
     assert {e.split for e in get_suite("stoich").entries} >= {"test_in", "test_cross", "test_out", "test"}
     assert {e.options["load"] for e in get_suite("molecules").entries} == {1, 2, 3, 5}
-    assert len(get_suite("all").entries) == len(get_suite("stoich").entries) + len(get_suite("molecules").entries)
+
+
+
+def test_every_group_has_a_suite_and_all_joins_them():
+    groups = list_groups()
+    suites = builtin_suites()
+    assert list(suites) == [g.name for g in groups] + ["all"]
+    for group in groups:
+        assert get_suite(group.name).entries == group_suite(group) and get_suite(group.name).entries
+    assert get_suite("all").entries == tuple(e for g in groups for e in group_suite(g))

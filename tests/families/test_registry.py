@@ -10,9 +10,13 @@ import pytest
 
 import rlvr
 from rlvr.prompting import PROMPT_OPTIONS
+from rlvr.envs.feedback import feedback_lines
+from rlvr.eval.backends.reference import copy_input_completion
+from rlvr.eval.layouts import GENERIC_LAYOUT, layout_for
+from rlvr.eval.suites import builtin_suites
 from rlvr.registry import (
-    FamilyGroup, FamilySpec, get_family, get_group, group_for_env, list_groups, register_family,
-    resolve_in_group, unregister_family,
+    DEFAULT_SUITE_SIZE, REGISTRY, FamilyGroup, FamilySpec, SuiteEntry, get_family, get_group, group_default_family,
+    group_families, group_for_env, group_suite, list_groups, register_family, resolve_in_group, unregister_family,
 )
 from rlvr.task import Task, Verdict
 
@@ -110,24 +114,51 @@ def test_verify_checks_options_up_front():
 
 
 def test_groups_bind_suites_layouts_and_environments():
-    names = [g.name for g in list_groups()]
-    assert names[:2] == ["stoich", "molecules"]
-    for group in list_groups():
-        assert isinstance(group, FamilyGroup) and group.suite and group.report is not None
-        assert {e.family for e in group.suite} <= set(rlvr.list_families())
-        assert get_family(group.default_family).group is group
-    stoich = group_for_env("rlvr/Stoichiometry-v0")
-    assert stoich is get_group("stoich")
-    assert resolve_in_group(stoich, None) == stoich.default_family
-    assert resolve_in_group(get_group("molecules"), "count") == "mol.count"
-    with pytest.raises(ValueError, match="stoich"):
-        resolve_in_group(stoich, "mol.count")
+    groups = list_groups()
+    assert groups and len({g.name for g in groups}) == len(groups)
+    for group in groups:
+        assert isinstance(group, FamilyGroup) and group_suite(group)
+        assert {e.family for e in group_suite(group)} <= set(rlvr.list_families())
+        assert get_family(group_default_family(group)).group is group
+        assert resolve_in_group(group, None) == group_default_family(group)
+        if group.env_id is not None:
+            assert group_for_env(group.env_id) is group and get_group(group.name) is group
+        for family in group_families(group):
+            assert resolve_in_group(group, family.split(".", 1)[-1]) == family
+            others = [g for g in groups if g is not group]
+            if others:
+                with pytest.raises(ValueError, match=group.name):
+                    resolve_in_group(group, group_families(others[0])[0])
 
 
-def test_every_built_in_family_has_every_hook():
+def test_every_provided_family_belongs_to_a_group():
+    """What a built-in family must have besides the required fields (docs/writing-a-family.md)."""
+    provided = set(rlvr.list_families()) - set(REGISTRY.runtime_names())
+    assert provided
+    for name in provided:
+        assert get_family(name).group is not None, name
+
+
+def test_every_family_works_with_its_hooks_or_their_defaults():
     for name in rlvr.list_families():
-        spec = get_family(name)
-        assert spec.solve and spec.feedback and "copy-input" in spec.baselines and spec.reward_modes, name
-        task = next(rlvr.sample(name, n=1))
-        assert rlvr.verify(task, spec.baselines["copy-input"](task)).reward < 1.0
-        assert spec.feedback(task, rlvr.verify(task, "<answer>?</answer>")) is not None
+        task = next(rlvr.sample(name, n=1, split=get_family(name).splits[-1]))
+        assert rlvr.verify(task, copy_input_completion(task)).reward < 1.0, name
+        lines = feedback_lines(task, rlvr.verify(task, "<answer>?</answer>"))
+        assert lines and all(isinstance(line, str) and line for line in lines), name
+
+
+def test_a_group_with_nothing_but_a_name_gets_a_suite_a_layout_and_a_default_family():
+    group = FamilyGroup(name="tmpgroup")
+    first = register_family(_toy("tmpgroup.a", group=group))
+    register_family(dataclasses.replace(_toy("tmpgroup.b"), group=group))
+    try:
+        assert group_default_family(group) == "tmpgroup.a" and resolve_in_group(group, None) == "tmpgroup.a"
+        assert group_suite(group) == (SuiteEntry("tmpgroup.a", "train", DEFAULT_SUITE_SIZE),
+                                      SuiteEntry("tmpgroup.b", "train", DEFAULT_SUITE_SIZE))
+        assert builtin_suites()["tmpgroup"].entries == group_suite(group)
+        assert layout_for(first.name) is GENERIC_LAYOUT
+        task = rlvr.generate("tmpgroup.a", "train", 0, 1)
+        assert feedback_lines(task, rlvr.verify(task, "<answer>nope</answer>"))
+    finally:
+        unregister_family("tmpgroup.a")
+        unregister_family("tmpgroup.b")
