@@ -1,9 +1,12 @@
 """The family of docs/writing-a-family.md, run from the page itself (the code block is this test's
 module): registered at run time, it works through rlvr.sample / verify, the Gymnasium environment, a
-TRL reward function and ``rlvr eval --backend oracle``, and the registry-wide checks pick it up."""
+TRL reward function and ``rlvr eval --backend oracle``, and the registry-wide checks pick it up; as a
+built-in family (the block as a module plus one provider line) it passes the same conformance and
+group tests as the built-in families."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -16,10 +19,13 @@ import rlvr
 from rlvr.cli import main as cli_main
 from rlvr.envs import ChemEnv
 from rlvr.families.conformance import check_family
-from rlvr.registry import get_family, unregister_family
+from rlvr.registry import get_family, register_module, unregister_family
 from rlvr.rewards import chem_reward
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "writing-a-family.md"
+REPO = Path(__file__).resolve().parents[2]
+DOC = REPO / "docs" / "writing-a-family.md"
+sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
+from package_copy import package_with_family  # noqa: E402
 MARKER = "<!-- family-example -->"
 
 
@@ -35,7 +41,8 @@ def example_source() -> str:
 def family():
     module = types.ModuleType("toy_atoms_example")
     sys.modules[module.__name__] = module
-    exec(compile(example_source(), str(DOC), "exec", dont_inherit=True), module.__dict__)  # registers the family
+    exec(compile(example_source(), str(DOC), "exec", dont_inherit=True), module.__dict__)
+    register_module(module)
     try:
         yield module
     finally:
@@ -119,8 +126,20 @@ def test_another_process_running_the_doc_generates_the_same_tasks(family):
         "sys.modules[module.__name__] = module\n"
         "exec(sys.stdin.read(), module.__dict__)\n"
         "import rlvr\n"
+        "rlvr.registry.register_module(module)\n"
         "print(json.dumps([t.to_dict() for t in rlvr.sample('toy.atoms', n=5, split='train', seed=9)]))\n"
     )
     out = subprocess.run([sys.executable, "-c", child], input=example_source(), capture_output=True, text=True,
                          timeout=120, check=True).stdout
     assert json.loads(out) == [t.to_dict() for t in rlvr.sample("toy.atoms", n=5, split="train", seed=9)]
+
+
+def test_the_doc_block_as_a_built_in_family_passes_the_built_in_checks(tmp_path):
+    root = package_with_family(tmp_path, "toy_atoms", example_source(), "toy.atoms")
+    tests = [str(REPO / "tests" / "families" / name) for name in ("test_registry_grid.py", "test_registry.py")]
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "toy.atoms or group or hook",
+                           *tests], cwd=root, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(root)})
+    passed = re.search(r"(\d+) passed", proc.stdout)
+    assert proc.returncode == 0 and passed, proc.stdout[-3000:]
+    assert int(passed.group(1)) >= 6  # its 4 grid cells, its perturbation and hostile checks, the group checks
