@@ -21,6 +21,7 @@ from rlvr.chem.notation import (
     NotationError,
     parse_bag,
     parse_equation,
+    read_coefficient,
 )
 from rlvr.chem.smiles import smiles_formula
 from rlvr.chem.species import (
@@ -181,7 +182,10 @@ def _coefficient(value: Any, where: str) -> int:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
-        value = int(value.strip())
+        try:
+            value = read_coefficient(value.strip())
+        except NotationError:
+            raise AnswerError(Reason.UNPARSABLE, f"coefficient of {where} is larger than {MAX_COEFFICIENT}") from None
     if not isinstance(value, int):
         raise AnswerError(Reason.UNPARSABLE, f"coefficient of {where} is not an integer")
     if value > MAX_COEFFICIENT:

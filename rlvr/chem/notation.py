@@ -13,6 +13,8 @@ from typing import Iterable, Mapping, Sequence
 
 MAX_TERMS = 200
 MAX_COEFFICIENT = 1_000_000
+#: digits a coefficient may have (leading zeros aside) before it is read as a number at all
+MAX_COEFFICIENT_DIGITS = len(str(MAX_COEFFICIENT))
 
 
 class NotationError(ValueError):
@@ -46,13 +48,28 @@ _GLUED = re.compile(r"^(\d+)(?=[A-Z\[(])(\S.*)$", re.S)
 _BLANK_RUN = re.compile(r"[^\S\n]+")
 
 
+def read_coefficient(digits: str) -> int:
+    """ASCII ``digits`` as a coefficient in ``0..MAX_COEFFICIENT``; :class:`NotationError` otherwise.
+
+    The length is checked before conversion, so a runaway digit string (thousands of digits, past
+    Python's int/str conversion limit) costs nothing and raises no other error.
+    """
+    if not digits.isascii() or not digits.isdigit():
+        raise NotationError(f"coefficient {digits[:20]!r} is not a whole number")
+    significant = digits.lstrip("0") or "0"
+    if len(significant) > MAX_COEFFICIENT_DIGITS:
+        raise NotationError(f"coefficient of {len(significant)} digits too large")
+    k = int(significant)
+    if k > MAX_COEFFICIENT:
+        raise NotationError(f"coefficient {k} too large")
+    return k
+
+
 def _term(token: str) -> tuple[str, int]:
     for pattern in (_BRACED, _SPACED, _GLUED):
         m = pattern.match(token)
         if m:
-            k = int(m.group(1))
-            if k > MAX_COEFFICIENT:
-                raise NotationError(f"coefficient {k} too large")
+            k = read_coefficient(m.group(1))
             species = m.group(2).strip()
             if not species or " " in species:
                 raise NotationError(f"cannot read term {token!r}")

@@ -46,7 +46,9 @@ def _numbers() -> list[str]:
         _answer("[1, 2, -3, 1e400]"), _answer("[NaN, Infinity, -Infinity]"), _answer("[1.5, 2.5]"),
         _answer("[" + ", ".join(["9" * 40] * 200) + "]"), _answer(", ".join(str(i) for i in range(5000))),
         _answer('{"count": 1e308}'), _answer('{"count": NaN}'), _answer('{"count": -1}'), _answer('{"count": true}'),
-        _answer("C" + "9" * 400 + "H" + "9" * 400),
+        _answer("C" + "9" * 400 + "H" + "9" * 400), _answer(f'{{"CH4": "{huge}"}}'), _answer(f'["{huge}", "1"]'),
+        _answer(f'{{"CH4": {huge}}}'), _answer(f'{{"count": "{huge}"}}'), _answer(f"count: {huge}"),
+        _answer(f"[{huge}, 1]"), _answer(f"{huge} CH4 + O2"), _answer(f"{huge}:1:2"), _answer("0" * HUGE_DIGITS + "1 CH4"),
     ]
 
 

@@ -1,6 +1,14 @@
 import pytest
 
-from rlvr.chem.notation import NotationError, format_bag, format_equation, parse_bag, parse_equation
+from rlvr.chem.notation import (
+    MAX_COEFFICIENT,
+    NotationError,
+    format_bag,
+    format_equation,
+    parse_bag,
+    parse_equation,
+    read_coefficient,
+)
 
 
 def test_stoichiometric_and_plain_bags():
@@ -38,3 +46,23 @@ def test_bad_equations():
         parse_equation("a -> b -> c")
     with pytest.raises(NotationError):
         parse_equation("H2 + O2")
+
+
+@pytest.mark.parametrize("digits", ["9" * 5001, "0" * 5000 + "1" * 8, "1" + "0" * 7, "1000001"],
+                         ids=["5001-nines", "zero-padded", "eight-digits", "just-over"])
+def test_a_runaway_coefficient_is_a_notation_error_not_a_conversion_error(digits):
+    with pytest.raises(NotationError, match="too large"):
+        read_coefficient(digits)
+    with pytest.raises(NotationError, match="too large"):
+        parse_bag(f"{{{digits}}}CH4")
+    with pytest.raises(NotationError, match="too large"):
+        parse_equation(f"{digits} CH4 + 2 O2 -> CO2 + 2 H2O")
+
+
+def test_read_coefficient_reads_what_fits():
+    assert read_coefficient("0" * 6000 + "7") == 7
+    assert read_coefficient(str(MAX_COEFFICIENT)) == MAX_COEFFICIENT
+    assert read_coefficient("0") == 0
+    for bad in ("", "١٢", "1.5", "-1"):
+        with pytest.raises(NotationError):
+            read_coefficient(bad)
