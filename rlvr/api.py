@@ -7,12 +7,15 @@ import time
 from typing import Any, Iterator, Mapping, Sequence
 
 from rlvr.deadline import DeadlineExceeded, call_with_deadline, resolve_timeout
+from rlvr.failure_log import FailureLog
 from rlvr.reasons import Reason
 from rlvr.registry import get_family
 from rlvr.rng import shard_indices
 from rlvr.task import Task, TaskFormatError, Verdict
 
 log = logging.getLogger(__name__)
+#: checker crashes and timeouts: one line per (family, kind), then a count at most once a minute
+_FAILURES = FailureLog(log)
 
 
 def generate(family: str, split: str = "train", seed: int = 0, index: int = 0, **options: Any) -> Task:
@@ -76,12 +79,12 @@ def verify(task: Task | Mapping[str, Any], completion: Any, **options: Any) -> V
     try:
         verdict = call_with_deadline(seconds, spec.check, task, completion, **options)
     except DeadlineExceeded:
-        log.warning("checker for %s exceeded its %s s deadline on task %s", task.family, seconds, task.id)
+        _FAILURES.record(task.family, "timeout", f"past the {seconds} s deadline on task {task.id}")
         return Verdict.fail(Reason.TIMEOUT, timeout_s=seconds)
     except TaskFormatError:
         raise  # a broken record is the caller's error, reported as such
     except Exception as exc:  # noqa: BLE001 - a reward must never crash a training loop
-        log.exception("checker for %s failed on task %s", task.family, task.id)
+        _FAILURES.record(task.family, type(exc).__name__, f"{exc} (task {task.id})", exc)
         return Verdict.fail(Reason.CHECKER_ERROR, error=f"{type(exc).__name__}: {exc}")
     return verdict
 

@@ -38,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="module or .py file to import in each scoring process, e.g. one registering "
                         "custom families (repeatable)")
     p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],
-                   help="server log verbosity (uvicorn's access and error logs)")
+                   help="server log verbosity; debug adds the per-request access log and the tracebacks of "
+                        "checker failures (otherwise one line per family and error, counted once a minute)")
     p.set_defaults(func=run)
 
 

@@ -32,9 +32,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from rlvr.deadline import ENV_VAR
+from rlvr.failure_log import FailureLog
 from rlvr.registry import register_module
 
 log = logging.getLogger(__name__)
+#: hung or crashed items: one line per kind, then a count at most once a minute
+_LOST = FailureLog(log, what="scoring process")
 
 #: seconds between the child's batches of finished results
 FLUSH_SECONDS = 0.2
@@ -271,8 +274,8 @@ class ScorerProcess:
                 if value < 0:
                     raise RuntimeError(f"the scoring process {'hung' if outcome == 'timeout' else 'died'} "
                                        "while reading the request")
-                log.warning("item %d of a scoring job %s; replacing the scoring process", value,
-                            "hung past its deadline" if outcome == "timeout" else "crashed the scoring process")
+                _LOST.record("a job item", "hung past its deadline" if outcome == "timeout" else "crashed",
+                             f"item {value}; the scoring process was replaced")
                 lost_items[value] = outcome
             for index, kind in lost_items.items():
                 results[index] = lost(kind)

@@ -1,11 +1,15 @@
 """A test-only family, ``test.hang``, whose checker hangs when asked to (loaded with ``--plugin`` / ``imports=``).
 
 A completion containing ``loop`` spins forever in Python; ``sleep`` blocks for an hour inside C
-(``time.sleep``, like a stuck native routine: an in-process deadline cannot interrupt it); ``crash``
-kills the process; anything else is right when it says ``ok``. Importing the module registers it.
+(``time.sleep``, like a stuck native routine: an in-process deadline cannot interrupt it); ``native``
+blocks for an hour in libc's ``sleep`` through ctypes (C code holding no Python frame at all);
+``raise`` raises ``RuntimeError`` (a checker bug); ``crash`` kills the process; anything else is right
+when it says ``ok``. Importing the module registers it.
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
 import time
 from dataclasses import dataclass
@@ -38,6 +42,10 @@ def check(task: Task, completion: Any, **options: Any) -> Verdict:
                 pass
     if "sleep" in text:
         time.sleep(3600)
+    if "native" in text:
+        ctypes.CDLL(ctypes.util.find_library("c")).sleep(3600)
+    if "raise" in text:
+        raise RuntimeError("a checker bug")
     if "crash" in text:
         os._exit(1)
     ok = "ok" in text

@@ -22,6 +22,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from rlvr.failure_log import FailureLog
 from rlvr.rewards.isolation import ScorerProcess
 from rlvr.rewards.server.protocol import (
     RequestError,
@@ -33,6 +34,8 @@ from rlvr.rewards.server.protocol import (
 )
 
 log = logging.getLogger(__name__)
+#: failed requests: one line per exception type, then a count at most once a minute (traceback at debug)
+_FAILED = FailureLog(log, what="reward request")
 
 #: environment variable carrying the :class:`ServerConfig` (JSON) to worker processes
 CONFIG_ENV_VAR = "RLVR_REWARD_SERVER_CONFIG"
@@ -147,7 +150,7 @@ class RewardApp:
         except ValueError as exc:  # e.g. an unknown reward mode
             return error_response(422, str(exc))
         except Exception as exc:  # noqa: BLE001 - answer 500 rather than drop the connection
-            log.exception("reward request failed")
+            _FAILED.record("/get_reward", type(exc).__name__, str(exc), exc)
             return error_response(500, f"internal error: {type(exc).__name__}: {exc}")
         return JSONResponse(assemble(summaries))
 

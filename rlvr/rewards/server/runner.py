@@ -9,6 +9,7 @@ import threading
 import time
 from typing import Any
 
+from rlvr.failure_log import DEBUG_ENV_VAR
 from rlvr.rewards.server.app import CONFIG_ENV_VAR, create_app
 from rlvr.rewards.server.protocol import ServerConfig
 
@@ -50,7 +51,10 @@ def bind_socket(host: str, port: int, backlog: int = 2048) -> socket.socket:
 def _uvicorn_config(app: Any, config: ServerConfig, **options: Any) -> Any:
     import uvicorn
 
-    return uvicorn.Config(app, log_level=config.log_level, access_log=False, lifespan="on",
+    debug = config.log_level == "debug"
+    if debug:  # tracebacks of checker failures in this process and its scoring processes (inherited)
+        os.environ[DEBUG_ENV_VAR] = "1"
+    return uvicorn.Config(app, log_level=config.log_level, access_log=debug, lifespan="on",
                           timeout_graceful_shutdown=5, server_header=False,
                           headers=[("server", "rlvr-reward-server/2")], **options)
 
