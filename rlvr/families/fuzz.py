@@ -214,8 +214,10 @@ def _mol_answer(task: Task, rng: random.Random) -> str:
         if isinstance(value, list):
             out[key] = sorted({rng.randint(-1, 40) for _ in range(rng.randint(0, 6))}) if rng.random() < 0.7 \
                 else list(value)
-        else:
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
             out[key] = rng.choice((value, value + 1, max(0, value - 1), -1, rng.randint(0, 60), 1e308, str(value)))
+        else:
+            out[key] = rng.choice((value, mutate(str(value), rng), rng.randint(0, 60), None, [value]))
     return json.dumps(out)
 
 
