@@ -44,7 +44,7 @@ def _hill_counts(text: str) -> tuple[tuple, int] | None:
     counts: Counter = Counter()
     for el, n in _ELEMENT.findall(body):
         counts[el] += int(n) if n else 1
-    return tuple(sorted(counts.items())), charge
+    return tuple(sorted((el, n) for el, n in counts.items() if n)), charge  # "N0" adds nothing
 
 
 def _body(completion: str) -> str | None:
@@ -135,7 +135,13 @@ def independently_right(task: Task, completion: Any) -> bool | None:
             return None
         if not isinstance(value, dict) or set(value) != set(truth) or len(value) != len(truth):
             return None
-        norm = (lambda v: sorted(v) if isinstance(v, list) else v)
+        def norm(v: Any) -> Any:  # index lists as sets, formulas as compositions (blanks and zeros aside)
+            if isinstance(v, list):
+                return sorted(v, key=repr)
+            if isinstance(v, str):
+                return _hill_counts(re.sub(r"\s+", "", v)) or v
+            return v
+
         return all(norm(value[k]) == norm(truth[k]) for k in truth)
     if family == "mol.gen":
         try:
