@@ -104,7 +104,7 @@ def _text() -> list[str]:
 
 def hostile_completions() -> list[str]:
     """Completions a policy can write that no checker may raise on (a fresh list each call)."""
-    out = list(dict.fromkeys(_numbers() + _structures() + _smiles() + _text()))
+    out = list(dict.fromkeys(_text() + _numbers() + _structures() + _smiles()))
     assert sum(map(len, out)) <= MAX_TOTAL_CHARS, "the hostile corpus outgrew its bound"
     return out
 
