@@ -34,6 +34,7 @@ from rlvr.train.quickstart_report import (  # noqa: F401 - re-exported: the repo
     per_task_correct,
     render_table,
     report_markdown,
+    reward_metric,
     reward_trend,
     score_records,
 )
@@ -218,7 +219,7 @@ def run_quickstart(
 def _slim(records: Sequence[dict[str, Any]], reward_mode: str = "f1") -> list[dict[str, Any]]:
     """What the paired tests need of eval records: id, split group and the first rollout's verdict and
     per-task reward (the checker's metric of the recipe's reward mode, as :func:`score_records` reads it)."""
-    key = {"f1": "f1", "shaped": "f1", "jaccard": "jaccard"}.get(reward_mode, "em")
+    key = reward_metric(reward_mode)
     out = []
     for r in records:
         roll = r["rollouts"][0]

@@ -57,6 +57,11 @@ class QuickstartResult:
         return d
 
 
+def reward_metric(reward_mode: str) -> str:
+    """The verdict metric that is the training reward's scoring mode (``f1``, ``jaccard`` or ``em``)."""
+    return {"f1": "f1", "shaped": "f1", "jaccard": "jaccard"}.get(reward_mode, "em")
+
+
 def score_records(records: Sequence[dict[str, Any]], reward_mode: str = "f1") -> dict[str, SplitScore]:
     """Per-split scores from ``rlvr.eval`` task records (first rollout of each task).
 
@@ -66,7 +71,7 @@ def score_records(records: Sequence[dict[str, Any]], reward_mode: str = "f1") ->
     by_split: dict[str, list[dict[str, Any]]] = {}
     for rec in records:
         by_split.setdefault(rec.get("split_group") or rec["split"], []).append(rec["rollouts"][0])
-    key = {"f1": "f1", "shaped": "f1", "jaccard": "jaccard"}.get(reward_mode, "em")
+    key = reward_metric(reward_mode)
     out = {}
     for split, rolls in by_split.items():
         n = len(rolls)
