@@ -8,6 +8,9 @@ from typing import Any, Mapping, Sequence
 from rlvr.eval.plots import pyplot
 
 
+_CURVE_LABELS = {"reward": "total reward", "rlvr/reward_drawn": "total reward, tasks as drawn"}
+
+
 def load_log_history(path: str | Path) -> list[dict[str, Any]]:
     """The log history of a run: ``trainer_state.json`` itself, a checkpoint, or an output dir (newest checkpoint)."""
     p = Path(path)
@@ -47,7 +50,7 @@ def _draw_train(ax: Any, train: Sequence[dict[str, Any]], window: int) -> None:
             if not pts:
                 continue
             xs, ys = zip(*pts)
-            label = {"reward": "total reward", "rlvr/reward_drawn": "total reward, tasks as drawn"}.get(key, key.split("/")[1])
+            label = _CURVE_LABELS.get(key) or key.split("/")[-2 if key.endswith("/mean") else -1]
             ax.plot(xs, ys, alpha=0.2)
             ax.plot(xs, _smooth(ys, window), label=f"{label} (mean of {window})", color=ax.lines[-1].get_color())
     ax.set_xlabel("step")
