@@ -129,13 +129,25 @@ def _child_main(conn: Connection, progress: Any, timeout: float | None, imports:
                 progress[0] = i
                 done.append((i, item_fn(item)))
                 if now - flushed > FLUSH_SECONDS:
-                    conn.send(("partial", done))
+                    if not _send(conn, ("partial", done)):
+                        return
                     done, flushed = [], now
             progress[0] = _IDLE
-            conn.send(("done", done, len(items)))
+            reply: tuple = ("done", done, len(items))
         except Exception as exc:  # noqa: BLE001 - the job's error goes back to the caller
             progress[0] = _IDLE
-            conn.send(("error", _picklable(exc)))
+            reply = ("error", _picklable(exc))
+        if not _send(conn, reply):
+            return
+
+
+def _send(conn: Any, message: tuple) -> bool:
+    """Send to the parent; False when it has closed its end (it replaced this process after a deadline)."""
+    try:
+        conn.send(message)
+        return True
+    except (BrokenPipeError, ConnectionResetError, EOFError):
+        return False
 
 
 def _picklable(exc: BaseException) -> BaseException:

@@ -5,6 +5,7 @@ in-process deadline cannot interrupt.
 """
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import threading
@@ -12,7 +13,7 @@ import time
 
 import pytest
 
-from rlvr.rewards.isolation import ScorerProcess
+from rlvr.rewards.isolation import ScorerProcess, _send
 
 TIMEOUT, GRACE = 0.3, 0.3
 
@@ -71,3 +72,10 @@ def test_close_stops_a_running_job():
     thread.join(timeout=30)
     assert not thread.is_alive() and "stopped" in outcome["error"]
     proc.close()
+
+
+def test_a_replaced_scorer_sends_nothing_to_a_closed_parent_and_raises_nothing():
+    parent, child = multiprocessing.Pipe()
+    assert _send(child, ("done", [], 0)) and parent.recv() == ("done", [], 0)
+    parent.close()
+    assert _send(child, ("done", [(0, 1.0)], 1)) is False  # BrokenPipeError is swallowed, not printed
