@@ -181,12 +181,12 @@ class SamplingHooks:
             from accelerate.utils import gather_object
 
             start = self.accelerator.process_index * len(prompts)
-            weights = self.reward_weights.to(rewards_per_func.device).unsqueeze(0)
-            local = (rewards_per_func[start:start + len(prompts)] * weights).nansum(dim=1).tolist()
+            local = self._weighted_rewards()[start:start + len(prompts)].tolist()
             observe_batch(self.rlvr_sampler, inputs, prompts, completions, local, gather_object)
         return rewards_per_func
 
     def _weighted_rewards(self) -> Any:
+        """Total reward per completion of the last scored batch (TRL's reward weights applied, NaN skipped)."""
         rewards = self._rlvr_rewards
         return (rewards * self.reward_weights.to(rewards.device).unsqueeze(0)).nansum(dim=1)
 
