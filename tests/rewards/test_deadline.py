@@ -1,33 +1,17 @@
 """The hard deadline on verdicts (rlvr.deadline): runaway checkers end with reason `timeout`, in time."""
 from __future__ import annotations
 
-import importlib.util
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
 import rlvr
 from rlvr.deadline import DeadlineExceeded, Watchdog, call_with_deadline, parse_timeout, resolve_timeout
 from rlvr.reasons import Reason
-from rlvr.registry import unregister_family
 from rlvr.rewards.scoring import score_queries
 
-PLUGIN = Path(__file__).with_name("hang_family.py")
 SLACK = 1.5  # seconds allowed past a deadline on a slow, loaded machine
-
-
-@pytest.fixture(scope="module")
-def hang():
-    """The test-only ``test.hang`` family, registered for this module only."""
-    spec = importlib.util.spec_from_file_location("rlvr_test_hang_family", PLUGIN)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # registers test.hang
-    try:
-        yield module
-    finally:
-        unregister_family(module.NAME)
 
 
 def spin() -> None:

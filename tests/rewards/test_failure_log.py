@@ -2,29 +2,11 @@
 lines, counts repeat at most once per interval, tracebacks only at debug level (or ``RLVR_DEBUG=1``)."""
 from __future__ import annotations
 
-import importlib.util
 import logging
-from pathlib import Path
-
-import pytest
 
 import rlvr
 from rlvr.failure_log import MAX_KEYS, FailureLog
 from rlvr.reasons import Reason
-from rlvr.registry import unregister_family
-
-PLUGIN = Path(__file__).with_name("hang_family.py")
-
-
-@pytest.fixture(scope="module")
-def hang():
-    spec = importlib.util.spec_from_file_location("rlvr_test_hang_family_log", PLUGIN)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # registers test.hang
-    try:
-        yield module
-    finally:
-        unregister_family(module.NAME)
 
 
 class Clock:

@@ -6,7 +6,6 @@ the verdict deadline (plus the time to replace the scoring process)."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import subprocess
 import sys
@@ -45,10 +44,8 @@ def _columns(labels):
 
 
 @pytest.mark.slow
-def test_a_checker_blocked_in_c_delays_an_async_step_by_at_most_the_deadline():
-    spec = importlib.util.spec_from_file_location("rlvr_test_hang_family_soak", PLUGIN)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+def test_a_checker_blocked_in_c_delays_an_async_step_by_at_most_the_deadline(hang_in_process):
+    module = hang_in_process
     timeout = 1.0
     tasks = [rlvr.generate(f, seed=3) for f in rlvr.list_families() if not f.startswith("test.")]
     labels = [t.to_json() for t in tasks] + [rlvr.generate(module.NAME).to_json()]
@@ -64,4 +61,3 @@ def test_a_checker_blocked_in_c_delays_an_async_step_by_at_most_the_deadline():
         assert delay < timeout + SLACK, delay
     finally:
         fn.close()
-        rlvr.registry.unregister_family(module.NAME)

@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import time
 from pathlib import Path
 
 import pytest
 
 import rlvr
-from rlvr.registry import unregister_family
 from rlvr.rewards.trl import make_async_reward, make_reward
 
 PLUGIN = str(Path(__file__).with_name("hang_family.py"))
@@ -78,18 +76,6 @@ def test_async_reward_matches_the_sync_one_and_times_out_hangs(trl_loop):
     finally:
         fn.close()
         stoich_only.close()
-
-
-@pytest.fixture
-def hang_in_process():
-    """``test.hang`` registered in this process for one test."""
-    spec = importlib.util.spec_from_file_location("rlvr_test_hang_family_trl", PLUGIN)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    try:
-        yield module
-    finally:
-        unregister_family(module.NAME)
 
 
 def test_in_process_async_reward_times_out_a_python_hang(hang_in_process):
