@@ -87,7 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     for p in problems[:10]:
         print("  ", p)
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
+        from rlvr.files import atomic_open
+
+        with atomic_open(args.json) as fh:
             json.dump(summary, fh, indent=1)
     return 1 if problems else 0
 

@@ -61,7 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{done} verdicts on {index} new tasks: RSS {start_rss:.0f} -> {points[0]['rss_mb']:.0f} (first checkpoint) "
           f"-> {points[-1]['rss_mb']:.0f} MB")
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
+        from rlvr.files import atomic_open
+
+        with atomic_open(args.json) as fh:
             json.dump(result, fh, indent=1)
     return 0
 

@@ -350,9 +350,10 @@ def main(argv: list[str] | None = None) -> int:
     print(summary(result))
     print("PASSED" if result["passed"] else "FAILED")
     if args.json:
-        tmp = Path(args.json).with_suffix(".tmp")
-        tmp.write_text(json.dumps(result, indent=1), encoding="utf-8")
-        tmp.replace(args.json)
+        from rlvr.files import atomic_open
+
+        with atomic_open(args.json) as fh:
+            json.dump(result, fh, indent=1)
     return 0 if result["passed"] else 1
 
 
