@@ -50,7 +50,7 @@ def _draw_train(ax: Any, train: Sequence[dict[str, Any]], window: int) -> None:
             if not pts:
                 continue
             xs, ys = zip(*pts)
-            label = _CURVE_LABELS.get(key) or key.split("/")[-2 if key.endswith("/mean") else -1]
+            label = _CURVE_LABELS[key] if key in _CURVE_LABELS else key.split("/")[1]  # rewards/<name>/mean
             ax.plot(xs, ys, alpha=0.2)
             ax.plot(xs, _smooth(ys, window), label=f"{label} (mean of {window})", color=ax.lines[-1].get_color())
     ax.set_xlabel("step")
