@@ -152,7 +152,9 @@ def main() -> None:
     results = fresh_process(args.n, args.repeats, args.pool) if args.fresh_process else run(args.n, args.repeats, args.pool)
     print(json.dumps(results, indent=2))
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
+        from rlvr.files import atomic_open
+
+        with atomic_open(args.json) as fh:
             json.dump(results, fh, indent=2)
 
 

@@ -149,7 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     print("median samples/s: " + ", ".join(f"{w} workers {m:.0f} ({m / medians[levels[0]]:.2f}x)"
                                            for w, m in medians.items()))
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
+        from rlvr.files import atomic_open
+
+        with atomic_open(args.json) as fh:
             json.dump(rows, fh, indent=2)
     return 0
 

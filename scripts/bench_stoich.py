@@ -110,7 +110,9 @@ def main(argv: list[str] | None = None) -> int:
                   f"{row['tasks_per_cpu_s']:12.1f} {row['verifications_per_cpu_s']:12.1f}", flush=True)
     result["rows"] = rows
     if args.json:
-        with open(args.json, "w") as fh:
+        from rlvr.files import atomic_open
+
+        with atomic_open(args.json) as fh:
             json.dump(result, fh, indent=2)
     return 0
 

@@ -269,7 +269,9 @@ def main(argv: list[str] | None = None) -> int:
     if bad:
         print(f"oracle completions scored below 1.0: {bad}", file=sys.stderr)
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
+        from rlvr.files import atomic_open
+
+        with atomic_open(args.json) as fh:
             json.dump(results, fh, indent=2)
     return 1 if bad else 0
 

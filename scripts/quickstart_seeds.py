@@ -6,7 +6,8 @@ Prints, per run and split, exact match at each stage (base, warm start, final) w
 error, the exact McNemar p-values of base -> final and of warm start -> final, the Wilcoxon
 signed-rank p-value of warm start -> final on per-task reward, reward and format; the training-reward
 trend of each run; the run's time; then what the final answers get wrong: no answer, a species wrong, every count scaled
-by one wrong number of runs n, or at least one coefficient x n miscomputed.
+by one wrong number of runs n, or at least one coefficient x n miscomputed. Runs made with
+``--eval-every N`` add the RL stage against its step budget (``--budget-plot PATH`` draws it).
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from pathlib import Path
 
 from rlvr.answer import answer_text
 from rlvr.checkers.stoich_parse import AnswerError, formula_key, parse_bag_answer
+from rlvr.eval.stats import paired_exact_test
+from rlvr.train.budget import plot_budget
+from rlvr.train.plots import load_log_history
+from rlvr.train.quickstart_report import reward_trend
 
 SPLITS = ("in", "cross", "out")
 
@@ -136,9 +141,52 @@ def errors_table(runs: list[tuple[str, Path]]) -> str:
     return "\n".join(lines)
 
 
+def budget_table(runs: list[tuple[str, dict]]) -> str:
+    """Runs with ``budget`` rows (``rlvr quickstart --eval-every N``): per step budget and run, the RL stage
+    alone on ``test_in`` (both declared tests) and the exact-match change on every split in standard errors;
+    with several runs, a ``pooled`` row per budget: the exact McNemar test on the runs' summed discordant
+    ``test_in`` pairs (the same tasks in every run, so the pairs are not independent across runs)."""
+    lines = ["| GRPO steps | GRPO min | seed | in: EM % warm → budget | in: EM +/−, p (McNemar) "
+             "| in: reward up/down, p (Wilcoxon) | EM change / SE: in, cross, out | train reward trend (95 % interval) |",
+             "|---|---|---|---|---|---|---|---|"]
+    rows = [(row["steps"], summary.get("seed", name), row) for name, summary in runs for row in summary.get("budget", [])]
+    for steps in sorted({r[0] for r in rows}):
+        at = sorted((r for r in rows if r[0] == steps), key=lambda r: str(r[1]))
+        for _, seed, row in at:
+            s = row["splits"]["in"]
+            changes = ", ".join(f"{(v['em_after'] - v['em_warm']) / v['em_se_warm']:+.1f}" if v.get("em_se_warm") else "–"
+                                for v in (row["splits"].get(k, {}) for k in SPLITS))
+            t = row.get("train_reward") or {}
+            trend = (f"{t['train_reward_trend']:+.2f} ({t['train_reward_trend_ci95'][0]:+.2f} to {t['train_reward_trend_ci95'][1]:+.2f})"
+                     if "train_reward_trend" in t else "–")
+            lines.append(f"| {steps} | {row['train_minutes']:.1f} | {seed} | {_pct(s['em_warm'])} → {_pct(s['em_after'])} "
+                         f"| +{s['gained_rl']} −{s['lost_rl']}, {_p(s['p_value_rl'])} "
+                         f"| {s['better_rl']} / {s['worse_rl']}, {_p(s['reward_p_value_rl'])} | {changes} | {trend} |")
+        if len(at) > 1:
+            gained = sum(r[2]["splits"]["in"]["gained_rl"] for r in at)
+            lost = sum(r[2]["splits"]["in"]["lost_rl"] for r in at)
+            pooled = paired_exact_test([False] * gained + [True] * lost, [True] * gained + [False] * lost)
+            lines.append(f"| {steps} | | pooled | | +{gained} −{lost}, {_p(pooled.p_value)} | | | |")
+    return "\n".join(lines) if rows else ""
+
+
+def fill_budget_trends(summary: dict, folder: Path) -> None:
+    """Give each budget row without one the training-reward trend over its steps, from the run's log
+    history (``<folder>/train/trainer_state.json``; rows of runs made before the quickstart stored it)."""
+    rows = [row for row in summary.get("budget", []) if not row.get("train_reward")]
+    state = folder / "train" / "trainer_state.json"
+    if not rows or not state.is_file():
+        return
+    history = load_log_history(state)
+    for row in rows:
+        trend = reward_trend([h for h in history if h.get("step", 0) <= row["steps"]])
+        row["train_reward"] = {k: v for k, v in trend.items() if k.startswith(("train_reward_trend", "quarter_"))}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="+", type=Path, help="quickstart output folders (each with summary.json)")
+    parser.add_argument("--budget-plot", type=Path, help="PNG of the RL stage against its step budget (runs made with --eval-every)")
     args = parser.parse_args(argv)
     loaded = []
     for folder in args.runs:
@@ -147,10 +195,20 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {path} not found (run rlvr quickstart --output-dir {folder} first)", file=sys.stderr)
             return 2
         loaded.append((folder.name, json.loads(path.read_text())))
+        fill_budget_trends(loaded[-1][1], folder)
     print(results_table(loaded), end="\n\n")
     print(trend_table(loaded), end="\n\n")
     print(times_table(loaded), end="\n\n")
     print(errors_table([(name, folder) for (name, _), folder in zip(loaded, args.runs)]))
+    budget = budget_table(loaded)
+    if budget:
+        print("\n" + budget)
+    if args.budget_plot:
+        with_budget = [(f"seed {s.get('seed', name)}", s["budget"]) for name, s in loaded if s.get("budget")]
+        if not with_budget:
+            print("error: --budget-plot: no run has budget rows (run rlvr quickstart with --eval-every N)", file=sys.stderr)
+            return 2
+        print(f"\nfigure: {plot_budget(with_budget, args.budget_plot)}")
     return 0
 
 

@@ -5,6 +5,7 @@ import argparse
 import logging
 import sys
 
+from rlvr.commands.common import positive_int
 from rlvr.commands.plugins import add_plugin_arg
 
 
@@ -26,6 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--skip-before", action="store_true", help="reuse the before-training scores of a previous run in OUTPUT_DIR")
     p.add_argument("--no-base-cache", action="store_true",
                    help="evaluate the base model even when an earlier run on this machine cached its answers on the same tasks")
+    p.add_argument("--eval-every", type=positive_int, metavar="N",
+                   help="also keep a checkpoint every N GRPO steps and score it like the final model: the RL stage's "
+                   "paired tests against the step budget (summary.json's budget; default: final model only)")
     p.add_argument("-s", "--set", action="append", default=[], metavar="KEY=VALUE", help="any recipe field override (repeatable)")
     add_plugin_arg(p)
     p.set_defaults(func=run)
@@ -48,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
             recipe=args.recipe, output_dir=args.output_dir, minutes=args.minutes, max_steps=args.max_steps,
             eval_size=args.eval_size, max_new_tokens=args.max_new_tokens, overrides=overrides,
             skip_before=args.skip_before,
-            base_cache=not args.no_base_cache,
+            base_cache=not args.no_base_cache, eval_every=args.eval_every,
         )
     except RuntimeError as exc:
         print(f"rlvr quickstart: error: {exc}", file=sys.stderr)

@@ -22,6 +22,7 @@ from rlvr.eval.runner import EvalResult, run_eval
 from rlvr.files import atomic_open
 from rlvr.models import resolve_model
 from rlvr.train import eval_cache
+from rlvr.train.budget import budget_row, checkpoint_dir, checkpoint_steps, smallest_significant
 from rlvr.train.config import DEFAULT_EVAL_SPLITS
 from rlvr.train.data import eval_set_specs
 from rlvr.train.entry import find_recipe, run_callbacks
@@ -87,6 +88,7 @@ def run_quickstart(
     overrides: Sequence[str] = (),
     skip_before: bool = False,
     base_cache: bool = True,
+    eval_every: int | None = None,
 ) -> QuickstartResult:
     """Evaluate the base model; warm start (SFT on verified worked solutions, when the recipe has
     ``sft_steps > 0``) and evaluate; GRPO + LoRA from there; evaluate again; write a report into ``output_dir``.
@@ -95,6 +97,8 @@ def run_quickstart(
     and warm start -> final (``p_value_rl`` on exact match, ``reward_p_value_rl`` on per-task reward: the RL
     stage's own contribution). ``base_cache``: read the base model's answers from the cache an earlier
     run on this machine wrote for the same tasks, model and settings (and write it when absent).
+    ``eval_every``: also keep and score a checkpoint every that many GRPO steps (``summary.json``'s
+    ``budget``: the RL stage's paired tests against the step budget, :mod:`rlvr.train.budget`).
     """
     t_all = time.time()
     out = Path(output_dir)
@@ -109,6 +113,9 @@ def run_quickstart(
     task_args, sft_args, training_args, model_args = parse_sft_recipe(args, prog="rlvr quickstart")
     # eval happens before and after, with rlvr.eval; none during this short run
     training_args.eval_strategy = "no"
+    budgets = checkpoint_steps(eval_every, int(training_args.max_steps)) if eval_every else []
+    if budgets:  # every scored budget needs its checkpoint; keep them all
+        training_args.save_strategy, training_args.save_steps, training_args.save_total_limit = "steps", eval_every, None
     _say(f"loading the model {model_args.model_name_or_path or 'default'}")
     model = resolve_model(model_args.model_name_or_path)
     model_args.model_name_or_path = model
@@ -185,7 +192,22 @@ def run_quickstart(
     after, after_records = stage_eval("eval_after", "the trained model", str(model_args.model_name_or_path), str(out / "train"))
     seconds["total"] = round(time.time() - t_all, 1)
     summary_splits = build_summary(before_records, after_records, before, after, warm_records, warm)
-
+    history = _log_history(Path(training_args.output_dir))
+    budget: list[dict[str, Any]] = []
+    ref_records, ref = (warm_records, warm) if warm_records is not None else (before_records, before)
+    # a --minutes cap may stop the run before some budgets: those are left out
+    for step in sorted({s for s in budgets if s < result.global_step} | {result.global_step}) if budgets else []:
+        ckpt = checkpoint_dir(Path(training_args.output_dir), step)
+        if step == result.global_step:
+            scores, records = after, after_records
+        elif ckpt.is_dir():
+            scores, records = stage_eval(f"eval_step{step}", f"the step-{step} checkpoint",
+                                         str(model_args.model_name_or_path), str(ckpt))
+        else:
+            continue
+        budget.append(budget_row(step, result.global_step, seconds["train"],
+                                 build_summary(before_records, records, before, scores, ref_records, ref),
+                                 reward_trend([h for h in history if h.get("step", 0) <= step])))
     train_summary = {
         "algorithm": task_args.algorithm,
         "steps": result.global_step,
@@ -197,11 +219,10 @@ def run_quickstart(
         "reward_mode": task_args.reward_mode,
         "warm_start": sft_info,
     }
-    history = _log_history(Path(training_args.output_dir))
     train_summary.update(reward_trend(history))
     table = render_table(before, after, warm)
     qs = QuickstartResult(output_dir=str(out), before=before, after=after, train=train_summary, seconds=seconds,
-                          table=table, splits=summary_splits, warm=warm, base_cache=cached_from)
+                          table=table, splits=summary_splits, warm=warm, base_cache=cached_from, budget=budget)
     _write_json(out / "quickstart.json", qs.to_dict())
     _write_json(out / "summary.json", {"splits": summary_splits, "steps": result.global_step,
                                        "warm_start_steps": sft_info.get("steps", 0),
@@ -209,7 +230,9 @@ def run_quickstart(
                                        "recipe": recipe, "family": train_summary["family"],
                                        "train_reward": {k: v for k, v in train_summary.items()
                                                         if k.startswith(("train_reward", "trend_", "quarter_", "dynamic_"))},
-                                       "base_from_cache": cached_from})
+                                       "base_from_cache": cached_from,
+                                       **({"budget": budget, "budget_smallest_significant_in": smallest_significant(budget)}
+                                          if budget else {})})
     _plot(out, history, qs)
     with atomic_open(out / "quickstart.md") as fh:
         fh.write(report_markdown(qs))

@@ -21,6 +21,7 @@ from typing import Any, Sequence
 
 from rlvr.eval.stats import mean_se, paired_exact_test, paired_signed_rank_test, quarter_trend
 from rlvr.reasons import format_ok
+from rlvr.train.budget import render_budget
 
 @dataclass
 class SplitScore:
@@ -51,6 +52,7 @@ class QuickstartResult:
     splits: dict[str, Any] = field(default_factory=dict)
     warm: dict[str, SplitScore] | None = None
     base_cache: str | None = None
+    budget: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -269,5 +271,9 @@ def report_markdown(qs: QuickstartResult) -> str:
                      f"({t.get('dynamic_extra_groups_total', 0):.0f} extra groups generated)")
     if qs.base_cache:
         lines.append(f"base model: answers read from the cache an earlier run on this machine wrote ({qs.base_cache})")
+    if qs.budget:
+        ref = "warm start" if qs.warm else "base"
+        lines += ["", f"the RL stage against its step budget ({ref} -> the checkpoint at each budget; --eval-every):", "",
+                  render_budget(qs.budget)]
     lines += ["", "seconds: " + ", ".join(f"{k} {v}" for k, v in qs.seconds.items()), f"output: {qs.output_dir}"]
     return "\n".join(lines) + "\n"

@@ -67,6 +67,7 @@ def test_verify_completions_that_match_no_task(tasks_file, tmp_path, capsys):
     (["features", "--smiles", "CCO", "--category", "bogus"], "unknown category"),
     (["eval", "--model", "/nonexistent/model", "--suite", "stoich", "--limit", "2"], "/nonexistent/model"),
     (["eval", "--limit", "0"], "--limit"),
+    (["quickstart", "--eval-every", "0"], "--eval-every"),
     (["frobnicate"], "invalid choice"),
 ])
 def test_mistakes_exit_2_in_one_line(capsys, argv, needle):

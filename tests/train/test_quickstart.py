@@ -35,16 +35,21 @@ def test_scores_separate_format_from_correctness():
 @pytest.mark.slow
 def test_quickstart_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
     result = run_quickstart(
-        output_dir=str(tmp_path / "qs"), max_steps=1, eval_size=1, max_new_tokens=8,
+        output_dir=str(tmp_path / "qs"), max_steps=2, eval_size=1, max_new_tokens=8, eval_every=1,
         overrides=["--model_name_or_path", tiny_model, "--max_completion_length", "8", "--report_to", "none",
-                   "--save_steps", "1", "--sft_steps", "1", "--sft_train_size", "2", "--sft_batch_size", "2"],
+                   "--save_steps", "2", "--sft_steps", "1", "--sft_train_size", "2", "--sft_batch_size", "2"],
     )
     assert set(result.before) == set(result.after) == {"in", "cross", "out"}
-    assert result.train["steps"] == 1
+    assert result.train["steps"] == 2
     saved = json.loads((tmp_path / "qs" / "quickstart.json").read_text())
     assert saved["after"]["in"]["n"] == 1
     summary = json.loads((tmp_path / "qs" / "summary.json").read_text())
-    assert set(summary["splits"]) == {"in", "cross", "out"} and summary["steps"] == 1
+    assert set(summary["splits"]) == {"in", "cross", "out"} and summary["steps"] == 2
+    # --eval-every 1: the step-1 checkpoint scored like the final model, then the final model's row
+    assert [row["steps"] for row in summary["budget"]] == [1, 2]
+    assert summary["budget"][-1]["splits"]["in"]["p_value_rl"] == summary["splits"]["in"]["p_value_rl"]
+    assert json.loads((tmp_path / "qs" / "eval_step1" / "scores.json").read_text())["in"]["n"] == 1
+    assert (tmp_path / "qs" / "train" / "checkpoint-1").is_dir()
     for row in summary["splits"].values():
         assert row["n"] == 1 and 0.0 <= row["p_value"] <= 1.0
         assert {"em_before", "em_after", "f1_before", "f1_after", "format_before", "format_after"} <= set(row)
@@ -59,6 +64,7 @@ def test_quickstart_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
     assert (tmp_path / "qs" / "train" / "adapter_model.safetensors").is_file()
     report = (tmp_path / "qs" / "quickstart.md").read_text()
     assert "| in |" in report and "format ok" in report
+    assert "against its step budget" in report and "| 1 |" in report
     assert (tmp_path / "qs" / "quickstart.png").stat().st_size > 10_000
 
 

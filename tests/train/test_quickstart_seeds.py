@@ -38,3 +38,23 @@ def test_error_kind(seeds, task, answer, kind):
     verdict = rlvr.verify(task, completion)
     rollout = {"completion": completion, "correct": verdict.correct, "reason": str(verdict.reason)}
     assert seeds.error_kind(task.to_dict(), rollout) == kind
+
+
+def test_the_budget_table_lists_each_run_at_each_step_budget(seeds):
+    def split(gained, lost, em_after):
+        return {"n": 100, "em_warm": 0.6, "em_se_warm": 0.05, "em_after": em_after, "gained_rl": gained, "lost_rl": lost,
+                "p_value_rl": 0.04, "better_rl": gained, "worse_rl": lost, "reward_p_value_rl": 0.2}
+
+    def run(seed):
+        return {"seed": seed, "budget": [
+            {"steps": 36, "train_minutes": 12.0, "splits": {k: split(9, 3, 0.66) for k in ("in", "cross", "out")}},
+            {"steps": 18, "train_minutes": 6.0, "splits": {k: split(4, 5, 0.59) for k in ("in", "cross", "out")}}]}
+
+    lines = seeds.budget_table([("a", run(0)), ("b", run(1))]).splitlines()
+    seeds_column = [line.strip("|").split("|")[2].strip() for line in lines[2:]]
+    assert len(lines) == 8 and seeds_column == ["0", "1", "pooled", "0", "1", "pooled"]
+    assert lines[2] == "| 18 | 6.0 | 0 | 60 → 59 | +4 −5, 0.04 | 4 / 5, 0.2 | -0.2, -0.2, -0.2 | – |"
+    assert lines[5].startswith("| 36 | 12.0 | 0 | 60 → 66 | +9 −3, 0.04 |")
+    assert lines[4] == "| 18 | | pooled | | +8 −10, 0.81 | | | |"   # binomial: 8 of 18, two-sided
+    assert lines[7] == "| 36 | | pooled | | +18 −6, 0.023 | | | |"
+    assert seeds.budget_table([("a", {"seed": 0})]) == ""

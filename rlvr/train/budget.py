@@ -1,0 +1,105 @@
+"""The RL stage's effect against minutes of training: ``rlvr quickstart --eval-every N``.
+
+One run trains the recipe's GRPO stage to ``max_steps``, keeping a checkpoint every ``N`` steps; each
+checkpoint is scored on the same eval set as the warm start, so the warm start -> checkpoint paired tests
+(the RL stage alone, as in ``summary.json``) read as a curve over the step budget. With a constant
+learning rate the first ``k`` steps of a longer run are the steps a ``k``-step run takes, so a row is
+what ``rlvr quickstart --max-steps k`` would have reported for the RL stage, without training again.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from rlvr.eval.plots import pyplot
+from rlvr.files import atomic_path
+
+
+def checkpoint_steps(eval_every: int, max_steps: int) -> list[int]:
+    """The intermediate budgets scored (``eval_every``, ``2 * eval_every``, ... below ``max_steps``)."""
+    if eval_every < 1:
+        raise ValueError(f"--eval-every must be at least 1 (got {eval_every})")
+    return list(range(eval_every, max_steps, eval_every))
+
+
+def checkpoint_dir(train_dir: Path, step: int) -> Path:
+    """The adapter the trainer saved at ``step`` (``<train_dir>/checkpoint-<step>``)."""
+    return Path(train_dir) / f"checkpoint-{step}"
+
+
+def budget_row(steps: int, max_steps: int, train_seconds: float, splits: dict[str, Any],
+               trend: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One budget: its step count, the GRPO minutes it took (the run's measured training time pro rata,
+    steps take near-constant time), per split the RL stage's paired tests at that budget, and
+    ``train_reward``: the training-reward trend over the budget's steps (``trend``, as
+    :func:`rlvr.train.quickstart_report.reward_trend` gives it on the log history up to ``steps``)."""
+    keep = ("n", "em_warm", "em_se_warm", "em_after", "em_se_after", "gained_rl", "lost_rl", "p_value_rl",
+            "reward_warm", "reward_after", "better_rl", "worse_rl", "reward_p_value_rl")
+    return {
+        "steps": int(steps),
+        "train_minutes": round(train_seconds * steps / max(max_steps, 1) / 60.0, 2),
+        "splits": {name: {k: row[k] for k in keep if k in row} for name, row in splits.items()},
+        "train_reward": {k: v for k, v in (trend or {}).items() if k.startswith(("train_reward_trend", "quarter_"))},
+    }
+
+
+def smallest_significant(rows: Sequence[dict[str, Any]], split: str = "in", alpha: float = 0.05) -> int | None:
+    """The fewest steps at which the RL stage alone is significant on ``split`` (either declared test
+    below ``alpha``), or None."""
+    for row in sorted(rows, key=lambda r: r["steps"]):
+        s = row["splits"].get(split) or {}
+        if min(s.get("p_value_rl", 1.0), s.get("reward_p_value_rl", 1.0)) < alpha:
+            return int(row["steps"])
+    return None
+
+
+def render_budget(rows: Sequence[dict[str, Any]]) -> str:
+    """A Markdown table: per budget and split, exact match warm start -> checkpoint and both RL-alone tests."""
+    lines = ["| GRPO steps | GRPO min | split | EM % warm -> at budget | RL alone: EM +/-, p (McNemar) | "
+             "RL alone: reward up/down, p (Wilcoxon) | EM change / SE |",
+             "|---|---|---|---|---|---|---|"]
+    for row in sorted(rows, key=lambda r: r["steps"]):
+        for split, s in row["splits"].items():
+            if "em_warm" not in s:
+                continue
+            change = s["em_after"] - s["em_warm"]
+            se = s.get("em_se_warm") or 0.0
+            lines.append(
+                f"| {row['steps']} | {row['train_minutes']:.1f} | {split} | {100 * s['em_warm']:.0f} -> {100 * s['em_after']:.0f} | "
+                f"+{s['gained_rl']} -{s['lost_rl']}, {s['p_value_rl']:.2g} | {s['better_rl']} / {s['worse_rl']}, "
+                f"{s['reward_p_value_rl']:.2g} | {change / se if se else 0.0:+.1f} |")
+    return "\n".join(lines)
+
+
+def plot_budget(runs: Sequence[tuple[str, Sequence[dict[str, Any]]]], out_png: str | Path,
+                splits: Sequence[str] = ("in", "cross", "out")) -> Path:
+    """One panel per split: exact-match change warm start -> checkpoint (points) against GRPO minutes,
+    a line per run (``(label, budget rows)``); a filled marker where either RL-alone test is below 0.05;
+    the dashed line is minus one standard error of the warm start's exact match."""
+    plt = pyplot()
+    fig, grid = plt.subplots(1, len(splits), figsize=(4.2 * len(splits), 3.4), sharey=True, squeeze=False)
+    axes = list(grid[0])
+    for ax, split in zip(axes, splits):
+        for label, rows in runs:
+            pts = [(r["train_minutes"], r["splits"][split]) for r in sorted(rows, key=lambda r: r["steps"])
+                   if "em_warm" in r["splits"].get(split, {})]
+            if not pts:
+                continue
+            xs = [0.0] + [m for m, _ in pts]
+            ys = [0.0] + [100 * (s["em_after"] - s["em_warm"]) for _, s in pts]
+            line, = ax.plot(xs, ys, "-", label=label)
+            for (m, s), y in zip(pts, ys[1:]):
+                sig = min(s["p_value_rl"], s["reward_p_value_rl"]) < 0.05
+                ax.plot([m], [y], "o", color=line.get_color(), markerfacecolor=line.get_color() if sig else "white")
+            ax.axhline(-100 * pts[0][1]["em_se_warm"], color=line.get_color(), ls=":", lw=0.8)
+        ax.axhline(0.0, color="grey", lw=0.8)
+        ax.set_title(f"test_{split}")
+        ax.set_xlabel("GRPO minutes (2 CPU cores)")
+    axes[0].set_ylabel("exact match, points vs warm start")
+    axes[0].legend(fontsize=8)
+    fig.suptitle("the RL stage against its budget (filled: p < 0.05; dotted: -1 SE)", fontsize=10)
+    fig.tight_layout()
+    with atomic_path(out_png) as tmp:
+        fig.savefig(tmp, dpi=110, format="png")
+    plt.close(fig)
+    return Path(out_png)
