@@ -21,7 +21,7 @@ from pathlib import Path
 from rlvr.answer import answer_text
 from rlvr.checkers.stoich_parse import AnswerError, formula_key, parse_bag_answer
 from rlvr.eval.stats import paired_exact_test
-from rlvr.train.budget import plot_budget
+from rlvr.train.budget import em_change_in_se, plot_budget, trend_summary
 from rlvr.train.plots import load_log_history
 from rlvr.train.quickstart_report import reward_trend
 
@@ -154,8 +154,8 @@ def budget_table(runs: list[tuple[str, dict]]) -> str:
         at = sorted((r for r in rows if r[0] == steps), key=lambda r: str(r[1]))
         for _, seed, row in at:
             s = row["splits"]["in"]
-            changes = ", ".join(f"{(v['em_after'] - v['em_warm']) / v['em_se_warm']:+.1f}" if v.get("em_se_warm") else "–"
-                                for v in (row["splits"].get(k, {}) for k in SPLITS))
+            changes = ", ".join("–" if (c := em_change_in_se(row["splits"].get(k, {}))) is None else f"{c:+.1f}"
+                                for k in SPLITS)
             t = row.get("train_reward") or {}
             trend = (f"{t['train_reward_trend']:+.2f} ({t['train_reward_trend_ci95'][0]:+.2f} to {t['train_reward_trend_ci95'][1]:+.2f})"
                      if "train_reward_trend" in t else "–")
@@ -179,15 +179,18 @@ def fill_budget_trends(summary: dict, folder: Path) -> None:
         return
     history = load_log_history(state)
     for row in rows:
-        trend = reward_trend([h for h in history if h.get("step", 0) <= row["steps"]])
-        row["train_reward"] = {k: v for k, v in trend.items() if k.startswith(("train_reward_trend", "quarter_"))}
+        row["train_reward"] = trend_summary(reward_trend(history, up_to=row["steps"]))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="+", type=Path, help="quickstart output folders (each with summary.json)")
     parser.add_argument("--budget-plot", type=Path, help="PNG of the RL stage against its step budget (runs made with --eval-every)")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing --budget-plot file")
     args = parser.parse_args(argv)
+    if args.budget_plot and args.budget_plot.exists() and not args.overwrite:
+        print(f"error: --budget-plot {args.budget_plot} exists (pass --overwrite to replace it)", file=sys.stderr)
+        return 2
     loaded = []
     for folder in args.runs:
         path = folder / "summary.json"

@@ -27,6 +27,23 @@ def checkpoint_dir(train_dir: Path, step: int) -> Path:
     return Path(train_dir) / f"checkpoint-{step}"
 
 
+def trend_summary(trend: dict[str, Any] | None) -> dict[str, Any]:
+    """The training-reward trend's own keys (difference, interval, steps per quarter) of a
+    :func:`rlvr.train.quickstart_report.reward_trend` result."""
+    return {k: v for k, v in (trend or {}).items() if k.startswith(("train_reward_trend", "quarter_"))}
+
+
+def rl_significant(split_row: dict[str, Any], alpha: float = 0.05) -> bool:
+    """Whether either declared RL-alone test of a split (McNemar on exact match, Wilcoxon on reward) is below ``alpha``."""
+    return min(split_row.get("p_value_rl", 1.0), split_row.get("reward_p_value_rl", 1.0)) < alpha
+
+
+def em_change_in_se(split_row: dict[str, Any]) -> float | None:
+    """Exact match at the budget minus at the warm start, in standard errors of the warm start (None without one)."""
+    se = split_row.get("em_se_warm")
+    return (split_row["em_after"] - split_row["em_warm"]) / se if se else None
+
+
 def budget_row(steps: int, max_steps: int, train_seconds: float, splits: dict[str, Any],
                trend: dict[str, Any] | None = None) -> dict[str, Any]:
     """One budget: its step count, the GRPO minutes it took (the run's measured training time pro rata,
@@ -39,7 +56,7 @@ def budget_row(steps: int, max_steps: int, train_seconds: float, splits: dict[st
         "steps": int(steps),
         "train_minutes": round(train_seconds * steps / max(max_steps, 1) / 60.0, 2),
         "splits": {name: {k: row[k] for k in keep if k in row} for name, row in splits.items()},
-        "train_reward": {k: v for k, v in (trend or {}).items() if k.startswith(("train_reward_trend", "quarter_"))},
+        "train_reward": trend_summary(trend),
     }
 
 
@@ -47,8 +64,7 @@ def smallest_significant(rows: Sequence[dict[str, Any]], split: str = "in", alph
     """The fewest steps at which the RL stage alone is significant on ``split`` (either declared test
     below ``alpha``), or None."""
     for row in sorted(rows, key=lambda r: r["steps"]):
-        s = row["splits"].get(split) or {}
-        if min(s.get("p_value_rl", 1.0), s.get("reward_p_value_rl", 1.0)) < alpha:
+        if rl_significant(row["splits"].get(split) or {}, alpha):
             return int(row["steps"])
     return None
 
@@ -62,12 +78,10 @@ def render_budget(rows: Sequence[dict[str, Any]]) -> str:
         for split, s in row["splits"].items():
             if "em_warm" not in s:
                 continue
-            change = s["em_after"] - s["em_warm"]
-            se = s.get("em_se_warm") or 0.0
             lines.append(
                 f"| {row['steps']} | {row['train_minutes']:.1f} | {split} | {100 * s['em_warm']:.0f} -> {100 * s['em_after']:.0f} | "
                 f"+{s['gained_rl']} -{s['lost_rl']}, {s['p_value_rl']:.2g} | {s['better_rl']} / {s['worse_rl']}, "
-                f"{s['reward_p_value_rl']:.2g} | {change / se if se else 0.0:+.1f} |")
+                f"{s['reward_p_value_rl']:.2g} | {em_change_in_se(s) or 0.0:+.1f} |")
     return "\n".join(lines)
 
 
@@ -89,8 +103,7 @@ def plot_budget(runs: Sequence[tuple[str, Sequence[dict[str, Any]]]], out_png: s
             ys = [0.0] + [100 * (s["em_after"] - s["em_warm"]) for _, s in pts]
             line, = ax.plot(xs, ys, "-", label=label)
             for (m, s), y in zip(pts, ys[1:]):
-                sig = min(s["p_value_rl"], s["reward_p_value_rl"]) < 0.05
-                ax.plot([m], [y], "o", color=line.get_color(), markerfacecolor=line.get_color() if sig else "white")
+                ax.plot([m], [y], "o", color=line.get_color(), markerfacecolor=line.get_color() if rl_significant(s) else "white")
             ax.axhline(-100 * pts[0][1]["em_se_warm"], color=line.get_color(), ls=":", lw=0.8)
         ax.axhline(0.0, color="grey", lw=0.8)
         ax.set_title(f"test_{split}")

@@ -196,7 +196,7 @@ def run_quickstart(
     budget: list[dict[str, Any]] = []
     ref_records, ref = (warm_records, warm) if warm_records is not None else (before_records, before)
     # a --minutes cap may stop the run before some budgets: those are left out
-    for step in sorted({s for s in budgets if s < result.global_step} | {result.global_step}) if budgets else []:
+    for step in [s for s in budgets if s < result.global_step] + [result.global_step] if budgets else []:
         ckpt = checkpoint_dir(Path(training_args.output_dir), step)
         if step == result.global_step:
             scores, records = after, after_records
@@ -207,7 +207,7 @@ def run_quickstart(
             continue
         budget.append(budget_row(step, result.global_step, seconds["train"],
                                  build_summary(before_records, records, before, scores, ref_records, ref),
-                                 reward_trend([h for h in history if h.get("step", 0) <= step])))
+                                 reward_trend(history, up_to=step)))
     train_summary = {
         "algorithm": task_args.algorithm,
         "steps": result.global_step,

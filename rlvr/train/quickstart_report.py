@@ -190,11 +190,12 @@ def build_summary(before_records: Sequence[dict[str, Any]], after_records: Seque
     return splits
 
 
-def reward_trend(history: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The training-reward trend of a run's log history: first- and last-quarter means of the drawn
-    reward (``rlvr/reward_drawn``, else TRL's ``reward``), their difference and its 95 % interval, plus
-    the first/last-quarter means of every reward function and of the frontier and dynamic-sampling counters."""
-    logs = [h for h in history if "reward" in h]
+def reward_trend(history: Sequence[dict[str, Any]], up_to: int | None = None) -> dict[str, Any]:
+    """The training-reward trend of a run's log history (its steps up to ``up_to``, when given): first- and
+    last-quarter means of the drawn reward (``rlvr/reward_drawn``, else TRL's ``reward``), their difference
+    and its 95 % interval, plus the first/last-quarter means of every reward function and of the frontier
+    and dynamic-sampling counters."""
+    logs = [h for h in history if "reward" in h and (up_to is None or h.get("step", 0) <= up_to)]
     if len(logs) < 2:
         return {}
     key = "rlvr/reward_drawn" if all("rlvr/reward_drawn" in h for h in logs) else "reward"

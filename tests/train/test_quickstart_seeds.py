@@ -58,3 +58,10 @@ def test_the_budget_table_lists_each_run_at_each_step_budget(seeds):
     assert lines[4] == "| 18 | | pooled | | +8 −10, 0.81 | | | |"   # binomial: 8 of 18, two-sided
     assert lines[7] == "| 36 | | pooled | | +18 −6, 0.023 | | | |"
     assert seeds.budget_table([("a", {"seed": 0})]) == ""
+
+
+def test_the_budget_plot_never_replaces_an_existing_file_without_overwrite(seeds, tmp_path, capsys):
+    existing = tmp_path / "mine.png"
+    existing.write_bytes(b"a user's file")
+    assert seeds.main([str(tmp_path), "--budget-plot", str(existing)]) == 2
+    assert "--overwrite" in capsys.readouterr().err and existing.read_bytes() == b"a user's file"
