@@ -1,6 +1,14 @@
-"""What a quickstart evaluation costs on CPU, lever by lever (a benchmark, not part of rlvr).
+"""What a quickstart evaluation costs, lever by lever (a benchmark, not part of rlvr).
 
     python scripts/profile_eval.py --model outputs/quickstart/warm_start/merged --n 64 [--repeats 2]
+    python scripts/profile_eval.py --device cuda --model default --n 512 --batch 64 256 \
+        [--adapter outputs/quickstart/train]
+
+On ``--device cuda`` (or ``--rlvr-path``), rlvr's own eval path (:func:`rlvr.bench.gpu.measure_eval`:
+merged adapter, eval mode, KV cache, length-sorted batches) is timed lever by lever, one at a time:
+``batch B`` for each ``--batch``; ``unsorted`` (task order, more padding); ``static cache`` (compiled
+on CUDA; the first batch, not counted, pays for the compilation); ``unmerged adapter`` (with
+``--adapter``). Each row says whether its answers equal the first row's. Otherwise (CPU):
 
 Greedy generation of the first ``n`` tasks of the quickstart's eval set (its prompts, its 80-token
 limit), sorted by prompt length and left-padded as ``rlvr eval`` does, once per lever:
@@ -77,14 +85,47 @@ def run(model_dir: str, tasks: list, *, batch: int = 64, threads: int = 2, dtype
     return time.perf_counter() - t0, [answers[i] for i in range(len(tasks))], generated
 
 
+def rlvr_path(args: argparse.Namespace, tasks: list) -> int:
+    """rlvr's eval path on ``args.device``, one lever at a time (see the module docstring)."""
+    from rlvr.bench.gpu import measure_eval
+
+    first = args.batch[0]
+    levers: list[tuple[str, dict]] = [(f"batch {b}", {"batch_size": b}) for b in args.batch]
+    levers += [(f"unsorted, batch {first}", {"batch_size": first, "sort_by_length": False}),
+               (f"static cache, batch {first}", {"batch_size": first, "static_cache": True})]
+    if args.adapter:
+        levers.append((f"unmerged adapter, batch {first}", {"batch_size": first, "merge_adapter": False}))
+    print("| lever | seconds | completions/s | tokens/s | utilisation | same answers as the first row |")
+    print("|---|---|---|---|---|---|")
+    reference = None
+    for name, lever in levers:
+        if args.only and name.split(",")[0] not in args.only:
+            continue
+        row = measure_eval(args.model, device=args.device, tasks=tasks, max_new_tokens=args.max_new_tokens,
+                           adapter=args.adapter, **lever)
+        reference = row.texts if reference is None else reference
+        same = "yes" if row.texts == reference else f"no ({sum(a != b for a, b in zip(row.texts, reference))} differ)"
+        print(f"| {name} | {row.seconds:.2f} | {row.completions_per_s:.1f} | {row.tokens_per_s:.0f} | {row.utilisation} "
+              f"| {same} |", flush=True)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--model", required=True, help="a local model folder (e.g. the quickstart's warm_start/merged)")
+    parser.add_argument("--model", required=True, help="a local model folder (e.g. the quickstart's warm_start/merged) "
+                        "or default (the embedded model)")
     parser.add_argument("--n", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--only", nargs="*", help="levers to run (default: all)")
+    parser.add_argument("--device", default="cpu", help="cpu (the CPU levers below) or cuda / cuda:N (rlvr's path)")
+    parser.add_argument("--rlvr-path", action="store_true", help="time rlvr's eval path lever by lever on --device")
+    parser.add_argument("--batch", type=int, nargs="+", default=[64, 256], help="rlvr's path: batch sizes")
+    parser.add_argument("--adapter", help="rlvr's path: a LoRA adapter (adds the unmerged-adapter lever)")
+    parser.add_argument("--max-new-tokens", type=int, default=80)
     args = parser.parse_args()
     tasks = eval_tasks(args.n)
+    if args.device.startswith("cuda") or args.rlvr_path:
+        return rlvr_path(args, tasks)
     rows = []
     reference: list[bool] | None = None
     for name, lever in LEVERS.items():

@@ -2,6 +2,13 @@
 
     python scripts/profile_grpo_step.py --config recipes/quickstart.yaml --steps 6 \
         [--model_name_or_path outputs/quickstart/warm_start/merged] [--KEY VALUE ...]
+    python scripts/profile_grpo_step.py --device cuda --config recipes/quickstart_gpu.yaml --steps 9 \
+        --levers steps_per_generation=1 steps_per_generation=4 gradient_checkpointing=true
+
+``--device cpu`` (the default) adds ``--use_cpu true --bf16 false``; ``--device cuda`` runs the recipe as
+written. ``--levers KEY=VALUE ...``: one run per lever, each the recipe plus that one override (e.g. the
+generation batch through ``steps_per_generation`` or ``generation_batch_size``, gradient checkpointing),
+after a run of the recipe as it is; one line per run.
 
 Runs a few real GRPO steps of the recipe (warm start keys are ignored: give a warm-started model with
 ``--model_name_or_path`` to profile the completions the quickstart's RL stage sees) and reports per
@@ -78,12 +85,33 @@ def data_seconds_per_step(task_args: Any, training_args: Any, steps: int) -> flo
     return statistics.median(times)
 
 
+def _pop(argv: list[str], flag: str, default: str, many: bool = False) -> Any:
+    if flag not in argv:
+        return [] if many else default
+    i = argv.index(flag)
+    j = i + 1
+    while many and j < len(argv) and not argv[j].startswith("--"):
+        j += 1
+    values = argv[i + 1:j] if many else argv[i + 1]
+    del argv[i:(j if many else i + 2)]
+    return values
+
+
 def main(argv: list[str]) -> int:
-    steps = 6
-    if "--steps" in argv:
-        i = argv.index("--steps")
-        steps = int(argv[i + 1])
-        del argv[i:i + 2]
+    steps = int(_pop(argv, "--steps", "6"))
+    device = _pop(argv, "--device", "cpu")
+    levers = _pop(argv, "--levers", "", many=True)
+    base = [*argv, *(["--use_cpu", "true", "--bf16", "false"] if device == "cpu" else [])]
+    for lever in ["", *levers]:
+        key, _, value = lever.partition("=")
+        DURATIONS.clear()
+        print(f"== {lever or 'the recipe as written'} on {device}", flush=True)
+        profile([*base, *([f"--{key}", value] if lever else [])], steps)
+    return 0
+
+
+def profile(argv: list[str], steps: int) -> None:
+    """Run ``steps`` GRPO steps of the recipe in ``argv`` and print the medians and shares."""
     out = "/tmp/rlvr-profile-grpo"
     task_args, _sft, training_args, model_args = parse_sft_recipe(
         [*argv, "--max_steps", str(steps), "--output_dir", out, "--save_strategy", "no", "--report_to", "none"],
@@ -117,7 +145,6 @@ def main(argv: list[str]) -> int:
     step = med[0]
     print(f"shares: generate {100 * med[1] / step:.1f} %, reward {100 * med[2] / step:.3f} %, data {100 * med[3] / step:.3f} %, "
           f"rest {100 * med[4] / step:.1f} %; the gym (reward + data): {100 * (med[2] + med[3]) / step:.3f} %")
-    return 0
 
 
 if __name__ == "__main__":

@@ -2,12 +2,15 @@
 
     python scripts/quickstart_seeds.py outputs/qs-seed0 outputs/qs-seed1 outputs/qs-seed2
 
-Prints, per run and split, exact match at each stage (base, warm start, final) with its standard
-error, the exact McNemar p-values of base -> final and of warm start -> final, the Wilcoxon
-signed-rank p-value of warm start -> final on per-task reward, reward and format; the training-reward
-trend of each run; the run's time; then what the final answers get wrong: no answer, a species wrong, every count scaled
-by one wrong number of runs n, or at least one coefficient x n miscomputed. Runs made with
-``--eval-every N`` add the RL stage against its step budget (``--budget-plot PATH`` draws it).
+Prints first each run's primary test (declared in its recipe) and the seeds pooled over tasks (each task's
+mean warm start -> final change across the runs, exact sign test: the unit is the task, so a task scored
+in three runs counts once); then per run and split exact match at each stage (base, warm start, final)
+with its standard error, the exact McNemar p-values of base -> final and of warm start -> final, the
+exact Wilcoxon signed-rank p-value of warm start -> final on per-task reward, reward and format (p-values
+uncorrected there: summary.json's ``secondary`` holds the Holm-corrected ones); the training-reward trend
+of each run (descriptive); the run's time; then what the final answers get wrong: no answer, a species
+wrong, every count scaled by one wrong number of runs n, or at least one coefficient x n miscomputed.
+Runs made with ``--eval-every N`` add the RL stage against its step budget (``--budget-plot PATH`` draws it).
 """
 
 from __future__ import annotations
@@ -20,10 +23,10 @@ from pathlib import Path
 
 from rlvr.answer import answer_text
 from rlvr.checkers.stoich_parse import AnswerError, formula_key, parse_bag_answer
-from rlvr.eval.stats import paired_exact_test
+from rlvr.eval.stats import pooled_task_sign_test
 from rlvr.train.budget import em_change_in_se, plot_budget, trend_summary
 from rlvr.train.plots import load_log_history
-from rlvr.train.quickstart_report import reward_trend
+from rlvr.train.quickstart_report import per_task_correct, reward_trend
 
 SPLITS = ("in", "cross", "out")
 
@@ -38,6 +41,50 @@ def _p(p: float | None) -> str:
     return f"{p:.2g}" if p >= 1e-3 else f"{p:.0e}"
 
 
+def primary_table(runs: list[tuple[str, dict]]) -> str:
+    """Per run: the recipe's declared primary test and how many secondary tests pass after Holm's correction."""
+    lines = ["| seed | primary test (declared in the recipe) | +/− of n | p | significant | secondary tests with Holm p < 0.05 |",
+             "|---|---|---|---|---|---|"]
+    for name, summary in runs:
+        p = summary.get("primary")
+        if not p:
+            continue
+        strong = [f"{s['name']} ({_p(s['p_holm'])})" for s in summary.get("secondary", []) if s["p_holm"] < 0.05]
+        lines.append(f"| {summary.get('seed', name)} | {p['stage']} / {p['test']} / {p['split']} | +{p['up']} −{p['down']} of {p['n']} "
+                     f"| {_p(p['p_value'])} | {'yes' if p['significant'] else 'no'} at {p['alpha']:g} | {', '.join(strong) or 'none'} |")
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
+def stage_correct(folder: Path, stage: str, group: str) -> dict[str, bool] | None:
+    """``{task id: right}`` of one stage's answers (``eval_warm``, ``eval_after``, ``eval_step<N>``) on a split
+    group, from the run's ``<stage>/records.json``; None when the run has no such file."""
+    path = folder / stage / "records.json"
+    if not path.is_file():
+        return None
+    return per_task_correct(json.loads(path.read_text())).get(group, {})
+
+
+def pooled_rows(folders: list[Path], group: str = "in", stages: list[str] | None = None) -> dict | None:
+    """Seeds pooled over tasks, warm start -> each run's stage (``stages``, default ``eval_after``) on ``group``:
+    :func:`rlvr.eval.stats.pooled_task_sign_test` over the runs' records (None unless every run has both)."""
+    warm = [stage_correct(f, "eval_warm", group) for f in folders]
+    after = [stage_correct(f, st, group) for f, st in zip(folders, stages or ["eval_after"] * len(folders))]
+    if len(folders) < 2 or any(m is None for m in warm + after):
+        return None
+    t = pooled_task_sign_test(warm, after)  # type: ignore[arg-type]
+    return {"n_tasks": t.n_tasks, "runs": t.runs, "improved": t.improved, "worsened": t.worsened,
+            "mean_change": t.mean_change, "p_value": t.p_value}
+
+
+def pooled_line(pooled: dict | None, group: str = "in") -> str:
+    """One sentence for the pooled-over-tasks test (empty without one)."""
+    if not pooled:
+        return ""
+    return (f"seeds pooled over tasks (test_{group}, warm start -> final, {pooled['runs']} runs, {pooled['n_tasks']} tasks; "
+            f"secondary, declared before the runs): {pooled['improved']} tasks improved on average, {pooled['worsened']} got "
+            f"worse, mean change {100 * pooled['mean_change']:+.1f} points, exact sign test p = {_p(pooled['p_value'])}")
+
+
 def results_table(runs: list[tuple[str, dict]]) -> str:
     """One row per run and split: EM base / warm / final (± SE), the base -> final test, the RL stage's
     two tests (exact McNemar on EM, Wilcoxon signed-rank on per-task reward), reward at each stage."""
@@ -46,7 +93,7 @@ def results_table(runs: list[tuple[str, dict]]) -> str:
               "| format % base → warm → final |")
     lines = [header, "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, summary in runs:
-        for split in SPLITS:
+        for split in [k for k in SPLITS if k in summary["splits"]] + sorted(set(summary["splits"]) - set(SPLITS)):
             s = {"em_warm": None, "em_se_warm": None, "gained_rl": "–", "lost_rl": "–", "p_value_rl": None,
                  "f1_warm": None, "format_warm": None, **summary["splits"][split]}
             reward_rl = (f"{s['better_rl']} up / {s['worse_rl']} down, {_p(s['reward_p_value_rl'])}"
@@ -65,17 +112,16 @@ def results_table(runs: list[tuple[str, dict]]) -> str:
 
 def trend_table(runs: list[tuple[str, dict]]) -> str:
     """Per run: the training-reward trend (first quarter -> last quarter, 95 % interval) and dynamic sampling."""
-    lines = ["| seed | train reward, first quarter → last quarter | difference (95 % interval) | groups without spread / replaced |",
+    lines = ["| seed | train reward, first quarter → last quarter | difference (descriptive) | groups without spread / replaced |",
              "|---|---|---|---|"]
     for name, summary in runs:
         t = summary.get("train_reward") or {}
         if "train_reward_trend" not in t:
             continue
-        lo, hi = t["train_reward_trend_ci95"]
         groups = (f"{t.get('dynamic_zero_std_groups_total', 0):.0f} / {t.get('dynamic_replaced_total', 0):.0f}"
                   if "dynamic_zero_std_groups_total" in t else "–")
         lines.append(f"| {summary.get('seed', name)} | {t['train_reward_first_quarter']:.3f} → {t['train_reward_last_quarter']:.3f} "
-                     f"| {t['train_reward_trend']:+.3f} ({lo:+.3f} to {hi:+.3f}) | {groups} |")
+                     f"| {t['train_reward_trend']:+.3f} | {groups} |")
     return "\n".join(lines)
 
 
@@ -141,13 +187,13 @@ def errors_table(runs: list[tuple[str, Path]]) -> str:
     return "\n".join(lines)
 
 
-def budget_table(runs: list[tuple[str, dict]]) -> str:
+def budget_table(runs: list[tuple[str, dict]], folders: list[Path] | None = None) -> str:
     """Runs with ``budget`` rows (``rlvr quickstart --eval-every N``): per step budget and run, the RL stage
-    alone on ``test_in`` (both declared tests) and the exact-match change on every split in standard errors;
-    with several runs, a ``pooled`` row per budget: the exact McNemar test on the runs' summed discordant
-    ``test_in`` pairs (the same tasks in every run, so the pairs are not independent across runs)."""
+    alone on ``test_in`` (McNemar on exact match, Wilcoxon on reward; uncorrected) and the exact-match change on
+    every split in standard errors; with several runs whose ``folders`` hold the answers, a ``pooled`` row per
+    budget: seeds pooled over tasks (:func:`pooled_rows`; the unit is the task)."""
     lines = ["| GRPO steps | GRPO min | seed | in: EM % warm → budget | in: EM +/−, p (McNemar) "
-             "| in: reward up/down, p (Wilcoxon) | EM change / SE: in, cross, out | train reward trend (95 % interval) |",
+             "| in: reward up/down, p (Wilcoxon) | EM change / SE: in, cross, out | train reward trend |",
              "|---|---|---|---|---|---|---|---|"]
     rows = [(row["steps"], summary.get("seed", name), row) for name, summary in runs for row in summary.get("budget", [])]
     for steps in sorted({r[0] for r in rows}):
@@ -157,16 +203,17 @@ def budget_table(runs: list[tuple[str, dict]]) -> str:
             changes = ", ".join("–" if (c := em_change_in_se(row["splits"].get(k, {}))) is None else f"{c:+.1f}"
                                 for k in SPLITS)
             t = row.get("train_reward") or {}
-            trend = (f"{t['train_reward_trend']:+.2f} ({t['train_reward_trend_ci95'][0]:+.2f} to {t['train_reward_trend_ci95'][1]:+.2f})"
-                     if "train_reward_trend" in t else "–")
+            trend = f"{t['train_reward_trend']:+.2f}" if "train_reward_trend" in t else "–"
             lines.append(f"| {steps} | {row['train_minutes']:.1f} | {seed} | {_pct(s['em_warm'])} → {_pct(s['em_after'])} "
                          f"| +{s['gained_rl']} −{s['lost_rl']}, {_p(s['p_value_rl'])} "
                          f"| {s['better_rl']} / {s['worse_rl']}, {_p(s['reward_p_value_rl'])} | {changes} | {trend} |")
-        if len(at) > 1:
-            gained = sum(r[2]["splits"]["in"]["gained_rl"] for r in at)
-            lost = sum(r[2]["splits"]["in"]["lost_rl"] for r in at)
-            pooled = paired_exact_test([False] * gained + [True] * lost, [True] * gained + [False] * lost)
-            lines.append(f"| {steps} | | pooled | | +{gained} −{lost}, {_p(pooled.p_value)} | | | |")
+        pooled = None
+        if folders and len(at) > 1 and len(at) == len(runs):  # every run scored this budget
+            stages = ["eval_after" if steps == summary.get("steps") else f"eval_step{steps}" for _, summary in runs]
+            pooled = pooled_rows(folders, "in", stages)
+        if pooled:
+            lines.append(f"| {steps} | | pooled over tasks | | {pooled['improved']} tasks up, {pooled['worsened']} down "
+                         f"({pooled['n_tasks']} tasks), sign test {_p(pooled['p_value'])} | | | |")
     return "\n".join(lines) if rows else ""
 
 
@@ -199,11 +246,17 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         loaded.append((folder.name, json.loads(path.read_text())))
         fill_budget_trends(loaded[-1][1], folder)
+    primary = primary_table(loaded)
+    if primary:
+        print(primary, end="\n\n")
+    pooled = pooled_line(pooled_rows(list(args.runs)))
+    if pooled:
+        print(pooled, end="\n\n")
     print(results_table(loaded), end="\n\n")
     print(trend_table(loaded), end="\n\n")
     print(times_table(loaded), end="\n\n")
     print(errors_table([(name, folder) for (name, _), folder in zip(loaded, args.runs)]))
-    budget = budget_table(loaded)
+    budget = budget_table(loaded, list(args.runs))
     if budget:
         print("\n" + budget)
     if args.budget_plot:

@@ -210,3 +210,40 @@ def test_readme_python_snippet_runs(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=_env(), capture_output=True, text=True,
                           timeout=TIMEOUT)
     assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def _anchors(path: Path) -> set[str]:
+    """GitHub's anchors of a Markdown file's headings."""
+    out = set()
+    for heading in re.findall(r"^#+ (.*)$", path.read_text(encoding="utf-8"), flags=re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        out.add(slug)
+    return out
+
+
+def _broken_links(page: Path) -> list[str]:
+    """The relative links and images of ``page`` whose file or heading anchor does not exist."""
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+    broken = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+:", target):
+            continue
+        file, _, anchor = target.partition("#")
+        path = (page.parent / file).resolve() if file else page
+        if not path.exists() or (anchor and path.suffix == ".md" and anchor not in _anchors(path)):
+            broken.append(target)
+    return broken
+
+
+def test_the_readme_figure_is_the_main_jobs_and_exists():
+    images = re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", README.read_text(encoding="utf-8"))
+    assert images and all((README.parent / image).is_file() for image in images), images
+    results = README.read_text(encoding="utf-8").split("## Results", 1)[1].split("\n## ", 1)[0]
+    assert "docs/img/quickstart.png" in results and "outputs/quickstart/quickstart.png" in results
+
+
+def test_links_of_the_readme_and_the_training_guides_resolve():
+    pages = [README, README.parent / "docs" / "training.md", *sorted((README.parent / "docs" / "results").glob("*.md"))]
+    assert len(pages) >= 5
+    broken = {page.name: _broken_links(page) for page in pages}
+    assert not any(broken.values()), broken

@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from rlvr.bench.verdicts import Case, variant
 
@@ -74,10 +74,11 @@ def _post(port: int, body: bytes) -> list[float]:
     return json.loads(data)["rewards"]
 
 
-def start(workers: int, timeout: float) -> tuple[subprocess.Popen, int]:
-    """``rlvr serve-rewards`` on a free loopback port; returns once all ``workers`` answer ``/health``."""
+def start(workers: int, timeout: float, plugins: Sequence[str] = ()) -> tuple[subprocess.Popen, int]:
+    """``rlvr serve-rewards`` on a free loopback port (with each ``--plugin`` of ``plugins``); returns once all
+    ``workers`` answer ``/health``."""
     command = [sys.executable, "-m", "rlvr.cli", "serve-rewards", "--host", HOST, "--port", "0",
-               "--workers", str(workers)]
+               "--workers", str(workers), *[a for spec in plugins for a in ("--plugin", spec)]]
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     line = proc.stderr.readline() if proc.stderr else ""
     match = re.search(r"http://127\.0\.0\.1:(\d+)", line)
@@ -130,9 +131,9 @@ def _client(port: int, bodies: list[bytes], offset: int, stop_at: float, max_req
         errors.append(f"{type(exc).__name__}: {exc}")
 
 
-def measure(workers: int, bodies: list[bytes], settings: LoadSettings) -> dict[str, Any]:
+def measure(workers: int, bodies: list[bytes], settings: LoadSettings, plugins: Sequence[str] = ()) -> dict[str, Any]:
     """Completions/s and p50/p99 request latency of ``workers`` reward workers."""
-    proc, port = start(workers, settings.start_timeout)
+    proc, port = start(workers, settings.start_timeout, plugins)
     try:
         for body in bodies[: max(2 * workers, 1)]:  # warm-up: imports, first verdicts on each worker
             _post(port, body)

@@ -19,7 +19,9 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
+
+from rlvr.commands.plugins import load_plugins
 
 #: index of the warm-up task of each case; timed tasks start at FIRST_INDEX
 WARMUP_INDEX, FIRST_INDEX = 0, 100_000
@@ -161,21 +163,23 @@ def measure(path: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _child(*args: str) -> Any:
-    proc = subprocess.run([sys.executable, "-m", "rlvr.bench.verdicts", *args], capture_output=True, text=True,
-                          timeout=CHILD_TIMEOUT)
+def _child(*args: str, plugins: Sequence[str] = ()) -> Any:
+    plugin_args = [a for spec in plugins for a in ("--plugin", spec)]
+    proc = subprocess.run([sys.executable, "-m", "rlvr.bench.verdicts", *args, *plugin_args], capture_output=True,
+                          text=True, timeout=CHILD_TIMEOUT)
     if proc.returncode != 0:
         tail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
         raise RuntimeError(f"benchmark process failed: {tail[0]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def run(cases: list[Case], n: int, folder: Path) -> list[dict[str, Any]]:
-    """One row per case: tasks/s from a drawing process, verdict rates from a fresh measuring one."""
+def run(cases: list[Case], n: int, folder: Path, plugins: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """One row per case: tasks/s from a drawing process, verdict rates from a fresh measuring one (each
+    loads the ``--plugin`` modules ``plugins`` first, so plugin families are measured too)."""
     path = folder / "tasks.jsonl"
     rates = _child("generate", "--tasks", str(path), "--n", str(n),
-                   "--cases", json.dumps([asdict(c) for c in cases]))
-    verdicts = _child("measure", "--tasks", str(path))
+                   "--cases", json.dumps([asdict(c) for c in cases]), plugins=plugins)
+    verdicts = _child("measure", "--tasks", str(path), plugins=plugins)
     return [{"case": c.label, "family": c.family, "options": c.options,
              "tasks_per_s": round(rates[c.label], 1), **verdicts[c.label]} for c in cases]
 
@@ -187,7 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", required=True, type=Path)
     parser.add_argument("--n", type=int, default=100)
     parser.add_argument("--cases", default="[]", help="JSON list of {family, options}")
+    parser.add_argument("--plugin", action="append", default=[], help="a plugin module or file to load first")
     args = parser.parse_args(argv)
+    load_plugins(args.plugin)
     if args.step == "generate":
         result: Any = generate([Case(**c) for c in json.loads(args.cases)], args.n, args.tasks)
     else:

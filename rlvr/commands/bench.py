@@ -1,4 +1,5 @@
-"""``rlvr bench``: tasks/s, verdicts/s and reward-server throughput on this machine (see :mod:`rlvr.bench`)."""
+"""``rlvr bench``: tasks/s, verdicts/s and reward-server throughput on this machine (see :mod:`rlvr.bench`);
+``rlvr bench --gpu``: eval and GRPO speed on this machine's CUDA GPU (see :mod:`rlvr.bench.gpu`)."""
 from __future__ import annotations
 
 import argparse
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from rlvr.commands.common import positive_int
 from rlvr.commands.errors import UsageError
+from rlvr.commands.plugins import add_plugin_arg
 from rlvr.files import atomic_open
 
 #: (tasks per family, seconds of server load per worker count) of a full run and of --quick
@@ -36,6 +38,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-server", action="store_true", help="skip the reward-server rows")
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON here")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --json file")
+    g = p.add_argument_group("accelerator (--gpu)")
+    g.add_argument("--gpu", action="store_true",
+                   help="instead: on this machine's CUDA GPU, greedy eval completions/s, GRPO seconds per step split "
+                        "into generation and update, and GPU utilisation")
+    g.add_argument("--model", default="default", help="--gpu: the model (default: the embedded SmolLM2-135M-Instruct)")
+    g.add_argument("--eval-tasks", type=positive_int, default=512, help="--gpu: greedy completions per eval row")
+    g.add_argument("--eval-batch", type=positive_int, action="append",
+                   help="--gpu: eval batch size (repeatable; default 64 and 256)")
+    g.add_argument("--max-new-tokens", type=positive_int, default=80, help="--gpu: eval generation length")
+    g.add_argument("--static-cache", action="store_true",
+                   help="--gpu: also measure each eval batch with a static KV cache (compiled; pays the compilation first)")
+    g.add_argument("--grpo-recipe", default="quickstart_gpu", help="--gpu: recipe whose GRPO steps are timed")
+    g.add_argument("--grpo-steps", type=positive_int, default=9, help="--gpu: GRPO steps (the first is left out)")
+    g.add_argument("--no-grpo", action="store_true", help="--gpu: skip the GRPO rows")
+    add_plugin_arg(p)
     p.set_defaults(func=run)
 
 
@@ -53,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
     from rlvr.registry import list_families
 
     _check(args)
+    if args.gpu:
+        return run_gpu(args)
     n = args.n or (QUICK if args.quick else FULL)[0]
     duration = args.duration or (QUICK if args.quick else FULL)[1]
     families = [f.strip() for f in args.families.split(",") if f.strip()] if args.families else None
@@ -64,15 +83,43 @@ def run(args: argparse.Namespace) -> int:
     if not cases:
         raise UsageError("none of these families has a train split to draw from")
     with tempfile.TemporaryDirectory(prefix="rlvr-bench-") as folder:
-        result["families"] = verdicts.run(cases, n, Path(folder))
+        result["families"] = verdicts.run(cases, n, Path(folder), plugins=args.plugin)
     settings = server.LoadSettings(duration=duration, clients=args.clients, batch=args.batch, group=args.group)
     result["settings"] = {"n": n, **asdict(settings)}
     result["server"] = []
     if not args.no_server:
         bodies = server.build_bodies(cases, settings)
-        result["server"] = [server.measure(w, bodies, settings) for w in sorted({1, args.workers})]
+        result["server"] = [server.measure(w, bodies, settings, args.plugin) for w in sorted({1, args.workers})]
     result["sizing"] = report.sizing(result["server"])
     print(report.text(result), flush=True)
+    if args.json:
+        with atomic_open(args.json) as fh:
+            json.dump(result, fh, indent=2)
+    return 0
+
+
+def run_gpu(args: argparse.Namespace) -> int:
+    """``rlvr bench --gpu``: the accelerator rows (:mod:`rlvr.bench.gpu`); one line and exit 2 without CUDA."""
+    import torch
+
+    from rlvr.bench import gpu, report
+
+    if not torch.cuda.is_available():
+        raise UsageError("--gpu needs a CUDA GPU visible to torch, and there is none on this machine; "
+                         "run `rlvr bench` without --gpu for the CPU figures")
+    device = "cuda"
+    result = {"machine": report.machine(), "device": gpu.device_name(device), "eval": [], "grpo": None}
+    tasks = gpu.eval_tasks(args.eval_tasks)
+    for batch in args.eval_batch or [64, 256]:
+        for static in ([False, True] if args.static_cache else [False]):
+            row = gpu.measure_eval(args.model, device=device, tasks=tasks, batch_size=batch,
+                                   max_new_tokens=args.max_new_tokens, static_cache=static)
+            result["eval"].append(row.to_dict())
+            print(gpu.text({"device": result["device"], "eval": [result["eval"][-1]]}).splitlines()[-1], flush=True)
+    if not args.no_grpo:
+        model = None if args.model == "default" else args.model
+        result["grpo"] = gpu.measure_grpo(args.grpo_recipe, model=model, steps=args.grpo_steps, device=device).to_dict()
+    print(gpu.text(result), flush=True)
     if args.json:
         with atomic_open(args.json) as fh:
             json.dump(result, fh, indent=2)

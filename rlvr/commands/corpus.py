@@ -17,6 +17,7 @@ from pathlib import Path
 
 from rlvr.commands.common import add_out_args, open_out, out_path
 from rlvr.commands.errors import UsageError
+from rlvr.commands.plugins import add_plugin_arg
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,12 +30,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--small", action="store_true", help="the reduced corpus used by tests")
     b.add_argument("--rebuild", action="store_true", help="ignore the cache and rebuild")
     b.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_plugin_arg(b)
     b.set_defaults(func=run_build)
 
     s = csub.add_parser("stats", help="print corpus statistics")
     s.add_argument("--corpus", default="embedded", help="embedded | embedded-small | classic | mixed | FILE")
     s.add_argument("--split-mode", default="hash", help="split mode for the per-split counts (hash, class, mw, ...)")
     s.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_plugin_arg(s)
     s.set_defaults(func=run_stats)
 
     i = csub.add_parser("import", help="load and rebalance a user reaction file, printing Table-1 statistics")
@@ -47,6 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "to a product become reagents (auto: rxnmapper when installed, else an MCS heuristic; "
                         "given: keep the fields as written)")
     i.add_argument("--json", action="store_true", help="print the statistics as JSON")
+    add_plugin_arg(i)
     i.set_defaults(func=run_import)
 
 

@@ -36,8 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", help="output folder (always a folder: a run writes several files) for results.json, "
                    "report.md, run.json, plots/ and the verdict log (default runs/eval/<suite>-<model>-<backend>-s<seed>); "
                    "a folder of an earlier run is resumed; --overwrite replaces only those files, other files in it stay")
-    p.add_argument("--backend", default="transformers", choices=["transformers", "vllm", "openai", "oracle", "copy-input"],
-                   help="who answers: a local model (transformers, vllm), an OpenAI-compatible endpoint, or a "
+    p.add_argument("--backend", default="auto", choices=["auto", "transformers", "vllm", "openai", "oracle", "copy-input"],
+                   help="who answers: a local model (auto: vllm on a CUDA GPU when installed, else transformers; "
+                        "transformers; vllm), an OpenAI-compatible endpoint, or a "
                         "model-free reference (oracle: the right answers, the ceiling; copy-input: the input copied as the answer, the floor)")
     p.add_argument("--seed", type=int, default=0, help="eval-set seed (and sampling seed)")
     p.add_argument("--max-new-tokens", type=positive_int, default=256, help="generation length limit per completion")
@@ -46,6 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--top-p", type=float, default=0.95, help="nucleus sampling (with --temperature > 0)")
     p.add_argument("--device", default="auto", help="transformers backend: cpu, cuda, cuda:1, auto")
     p.add_argument("--dtype", default="auto", help="float32, bfloat16, float16, auto")
+    p.add_argument("--static-cache", action="store_true",
+                   help="transformers backend: static KV cache, compiled with torch.compile on CUDA (the first batch of "
+                        "each shape pays for the compilation; default off)")
     p.add_argument("--threads", type=int, help="transformers backend on CPU: torch intra-op threads (default: torch's choice)")
     p.add_argument("--no-chat-template", dest="chat_template", action="store_false",
                    help="feed raw prompt text (for base models without a chat template)")
@@ -96,7 +100,7 @@ def _looks_local(model: str) -> bool:
 
 def check_inputs(args: argparse.Namespace) -> None:
     """Fail in one line, before loading anything, on a model, adapter or tasks path that is not there."""
-    if args.backend in ("transformers", "vllm") and _looks_local(args.model):
+    if args.backend in ("auto", "transformers", "vllm") and _looks_local(args.model):
         if not Path(args.model).expanduser().exists():
             raise UsageError(f"--model {args.model} does not exist; give a local model folder, 'default' (the "
                              "embedded SmolLM2-135M-Instruct) or a model id in the local Hugging Face cache")
@@ -118,7 +122,7 @@ def _config(args: argparse.Namespace):
         limit=args.limit, samples=args.samples, out=args.out, backend=args.backend, seed=args.seed,
         max_new_tokens=args.max_new_tokens, batch_size=args.batch_size, temperature=args.temperature,
         top_p=args.top_p, device=args.device, dtype=args.dtype, chat_template=args.chat_template,
-        threads=args.threads,
+        threads=args.threads, static_cache=args.static_cache,
         base_url=args.base_url, api_key_env=args.api_key_env, request_timeout=args.request_timeout,
         concurrency=args.concurrency, options=parse_option_pairs(args.option), tasks_file=args.tasks_file,
         overwrite=args.overwrite, progress=args.progress, plots=args.plots,

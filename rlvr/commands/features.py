@@ -8,6 +8,7 @@ import sys
 
 from rlvr.commands.common import add_out_args, positive_int
 from rlvr.commands.errors import UsageError
+from rlvr.commands.plugins import add_plugin_arg
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,6 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "written with rlvr.chem.molecules.tables.feature_rows) instead of computing")
     add_out_args(g, "table-<key>.parquet",
                  what="where to write the table (default: the cache, where task generation reads it)")
+    add_plugin_arg(p)
     p.set_defaults(func=run)
 
 

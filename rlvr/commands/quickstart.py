@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 
 from rlvr.commands.common import positive_int
@@ -12,10 +13,15 @@ from rlvr.commands.plugins import add_plugin_arg
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "quickstart",
-        help="the CPU proof: the embedded model evaluated before, after a short warm start and after GRPO+LoRA (~12 min on 2 cores)",
+        help="the CPU proof: the embedded model evaluated before, after a short warm start and after GRPO+LoRA (~12 min on 2 cores; "
+             "a larger GPU budget on a CUDA GPU)",
         description=__doc__,
     )
-    p.add_argument("--recipe", default="quickstart", help="recipe path or name in ./recipes (default: quickstart)")
+    p.add_argument("--recipe", default=None,
+                   help="recipe path or name in ./recipes (default: quickstart on CPU, quickstart_gpu on a CUDA GPU)")
+    p.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
+                   help="where to train and evaluate (default auto: a CUDA GPU when torch sees one, which also picks "
+                        "the GPU budget; cpu: the CPU budget even on a GPU machine)")
     p.add_argument("--output-dir", default="outputs/quickstart",
                    help="folder for the adapter, the before/after scores, the report and the figure")
     p.add_argument("--minutes", type=float, help="optional wall-clock cap in minutes on top of the step budget (default: none; the recipe's max_steps decide)")
@@ -47,9 +53,20 @@ def run(args: argparse.Namespace) -> int:
         overrides += [f"--{key.strip()}", value]
     if args.seed is not None:
         overrides += ["--seed", str(args.seed)]
+    from rlvr.train.device_budget import cuda_available, pick_budget, resolve_device
+
+    if args.device == "cpu":
+        os.environ["CUDA_VISIBLE_DEVICES"] = ""  # training and evaluation both stay on the CPU
+    try:
+        device = resolve_device(args.device, cuda_available())
+    except ValueError as exc:
+        print(f"rlvr quickstart: error: {exc}", file=sys.stderr)
+        return 2
+    budget = pick_budget(args.recipe, device)
+    print(f"[rlvr quickstart] {budget.describe()}", flush=True)
     try:
         result = run_quickstart(
-            recipe=args.recipe, output_dir=args.output_dir, minutes=args.minutes, max_steps=args.max_steps,
+            recipe=budget.recipe, eval_batch_size=budget.eval_batch_size, output_dir=args.output_dir, minutes=args.minutes, max_steps=args.max_steps,
             eval_size=args.eval_size, max_new_tokens=args.max_new_tokens, overrides=overrides,
             skip_before=args.skip_before,
             base_cache=not args.no_base_cache, eval_every=args.eval_every,
@@ -59,4 +76,5 @@ def run(args: argparse.Namespace) -> int:
         return 2
     print()
     print(report_markdown(result))
+    print(f"[rlvr quickstart] ran the {budget.name} budget ({budget.recipe} on {budget.device})", flush=True)
     return 0

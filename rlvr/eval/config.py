@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-#: backends ``rlvr eval --backend`` accepts
-BACKENDS = ("transformers", "vllm", "openai", "oracle", "copy-input")
+#: backends ``rlvr eval --backend`` accepts (``auto``: vllm on a CUDA device when installed, else transformers)
+BACKENDS = ("auto", "transformers", "vllm", "openai", "oracle", "copy-input")
 #: backends that need no model at all
 REFERENCE_BACKENDS = ("oracle", "copy-input")
 
@@ -30,7 +30,11 @@ class EvalConfig:
     ``suite`` names a built-in suite (``stoich``, ``molecules``, ``all``) unless ``tasks_file`` points
     at an exported eval set. ``limit`` caps the tasks per suite entry (a prefix of the fixed set, so a
     limited run is a subset of the full one and a later full run resumes it). ``samples`` is the
-    number of rollouts per task (greedy decoding when 1, sampling otherwise).
+    number of rollouts per task (greedy decoding when 1, sampling otherwise). ``backend="auto"`` is
+    resolved here (:func:`rlvr.eval.backends.resolve_backend`), so the config always names a real one.
+    ``sort_by_length``: batch the tasks longest prompt first (less padding; results come back in task
+    order and the greedy text is the same). ``static_cache``: the transformers backend's static KV cache,
+    compiled on CUDA (see :class:`~rlvr.eval.backends.hf.TransformersBackend`).
     """
 
     model: str = "default"
@@ -40,7 +44,7 @@ class EvalConfig:
     limit: int | None = None
     samples: int = 1
     out: str | None = None
-    backend: str = "transformers"
+    backend: str = "auto"
     seed: int = 0
     max_new_tokens: int = 256
     batch_size: int = 8
@@ -59,12 +63,18 @@ class EvalConfig:
     overwrite: bool = False
     progress: bool = True
     plots: bool = True
+    sort_by_length: bool = True
+    static_cache: bool = False
 
     def __post_init__(self) -> None:
         if self.splits is not None:
             self.splits = tuple(self.splits)
         if self.backend not in BACKENDS:
             raise EvalConfigError(f"unknown backend {self.backend!r}; choose one of {list(BACKENDS)}")
+        if self.backend == "auto":
+            from rlvr.eval.backends import resolve_backend
+
+            self.backend = resolve_backend(self.backend, self.device)
         if self.samples < 1:
             raise EvalConfigError(f"samples must be >= 1, got {self.samples}")
         if self.limit is not None and self.limit < 1:

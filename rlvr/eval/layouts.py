@@ -16,6 +16,9 @@ class FamilyLayout:
     """The layout of families whose group has none: accuracy, answered rate and reward per family and split."""
 
     name = "tasks"
+    #: what exact match and format mean in a report (a layout's optional ``metric_note``; see :func:`metric_note`)
+    metric_note = ("format ok = the completion has an answer block that parses; exact match = the verifier calls "
+                   "the whole answer correct")
 
     def task_info(self, task: Task) -> dict[str, Any]:
         return {}
@@ -63,6 +66,34 @@ def layout_for(family: str) -> ReportLayout:
     """The report layout of ``family`` (its group's, else :data:`GENERIC_LAYOUT`)."""
     group = get_family(family).group
     return group.report if group is not None and group.report is not None else GENERIC_LAYOUT
+
+
+def metric_note(family: str) -> str:
+    """One line saying what "format ok" and "exact match" mean for ``family``: its report layout's
+    ``metric_note`` (an optional attribute of a layout), else the generic layout's."""
+    note = getattr(layout_for(family), "metric_note", None)
+    return str(note) if note else GENERIC_LAYOUT.metric_note
+
+
+def task_group(task: Task) -> str | None:
+    """The kind of question ``task`` is (a molecule task's asked feature), from its report layout's optional
+    ``task_group`` hook; None where the layout has none."""
+    hook = getattr(layout_for(task.family), "task_group", None)
+    return str(hook(task)) if hook is not None else None
+
+
+def accuracy_by_group(tasks: Sequence[Task], correct: Mapping[str, bool]) -> dict[str, tuple[int, int]]:
+    """``{question kind: (right, scored)}`` over ``tasks`` whose id is in ``correct`` (``{task id: correct}``),
+    largest kinds first; empty where the tasks' layouts name no kinds (:func:`task_group`)."""
+    counts: dict[str, list[int]] = {}
+    for task in tasks:
+        group = task_group(task)
+        if group is None or task.id not in correct:
+            continue
+        cell = counts.setdefault(group, [0, 0])
+        cell[0] += bool(correct[task.id])
+        cell[1] += 1
+    return {g: (c[0], c[1]) for g, c in sorted(counts.items(), key=lambda kv: (-kv[1][1], kv[0]))}
 
 
 def layouts() -> list[ReportLayout]:

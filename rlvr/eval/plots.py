@@ -46,16 +46,20 @@ def save(plt: Any, fig: Any, path: Path) -> Path:
 def write_plots(results: Mapping[str, Any], folder: Path) -> list[str]:
     """Write every plot that has data (each layout's); returns the file paths."""
     summary = results.get("summary", {})
+    existed = folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
     paths: list[str] = []
     try:
         plt = pyplot()
     except ImportError:  # pragma: no cover - matplotlib is a core dependency
         log.warning("matplotlib missing: no plots")
-        return paths
-    for layout in layouts():
-        try:
-            paths += [str(p) for p in layout.plots(plt, summary, folder)]
-        except Exception:  # noqa: BLE001 - a plot must never lose a finished evaluation
-            log.exception("plots of the %s layout failed", layout.name)
+        paths = []
+    else:
+        for layout in layouts():
+            try:
+                paths += [str(p) for p in layout.plots(plt, summary, folder)]
+            except Exception:  # noqa: BLE001 - a plot must never lose a finished evaluation
+                log.exception("plots of the %s layout failed", layout.name)
+    if not existed and not any(folder.iterdir()):
+        folder.rmdir()  # nothing plotted: no empty folder left behind
     return paths

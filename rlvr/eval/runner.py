@@ -170,10 +170,11 @@ def run_eval(
     n_generated = 0
     estimate: float | None = None
     if pending:
-        pending.sort(key=lambda t: -sum(len(m.get("content", "")) for m in t.prompt))  # less padding per batch
         if backend is None:
             backend = make_backend(config)
             own_backend = True
+        if config.sort_by_length:  # less padding per batch; records are written back in task order
+            pending = [pending[i] for i in backend.batching_order(pending)]
         backend_info = backend.describe()
         try:
             estimate = _estimate(backend, pending, config)

@@ -79,8 +79,9 @@ def paired_exact_test(before: Sequence[bool], after: Sequence[bool]) -> PairedTe
 class PairedRankTest:
     """A Wilcoxon signed-rank test on paired per-task scores (after - before) of the same tasks.
 
-    ``better``/``worse``: tasks whose score rose / fell; ``mean_diff``: the mean paired difference;
-    ``p_value``: two-sided, pairs with no difference dropped (1.0 when every pair is tied).
+    ``better``/``worse``: tasks whose score rose / fell; ``mean_diff``: the mean paired difference over all
+    tasks; ``p_value``: two-sided, exact, conditional on the observed ties (see
+    :func:`paired_signed_rank_test`); 1.0 when every pair is tied.
     """
 
     n: int
@@ -90,46 +91,121 @@ class PairedRankTest:
     p_value: float
 
 
+SIGNED_RANK_METHOD = "exact conditional signed-rank test: zero differences dropped, tied |differences| given mid-ranks"
+
+
+def signed_rank_p_value(diffs: Sequence[float], tol: float = 1e-12) -> float:
+    """Two-sided p of Wilcoxon's signed-rank statistic, computed exactly and the same on every platform.
+
+    Zero differences (``|d| <= tol``) are dropped (Wilcoxon's method); tied ``|d|`` get mid-ranks; the null
+    distribution is that of the rank sum under every sign pattern (2^m equally likely), counted exactly
+    by dynamic programming over doubled ranks, so ties need no normal approximation and no SciPy version
+    changes the answer. p = P(|T+ - E| >= |t+ - E|) with E = total / 2.
+    """
+    xs = [float(d) for d in diffs if abs(float(d)) > tol]
+    if not xs:
+        return 1.0
+    order = sorted(range(len(xs)), key=lambda i: abs(xs[i]))
+    ranks2 = [0] * len(xs)  # doubled mid-ranks: integers
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and abs(abs(xs[order[j + 1]]) - abs(xs[order[i]])) <= tol:
+            j += 1
+        for k in range(i, j + 1):
+            ranks2[order[k]] = i + j + 2  # 2 x mean of ranks i+1 .. j+1
+        i = j + 1
+    total = sum(ranks2)
+    counts = [0] * (total + 1)
+    counts[0] = 1
+    for r in ranks2:
+        for s in range(total, r - 1, -1):
+            counts[s] += counts[s - r]
+    observed = sum(r for r, d in zip(ranks2, xs) if d > 0)
+    dev = abs(2 * observed - total)  # doubled distance from the mean, integer
+    extreme = sum(c for s, c in enumerate(counts) if abs(2 * s - total) >= dev)
+    return min(1.0, extreme / 2 ** len(xs))
+
+
 def paired_signed_rank_test(before: Sequence[float], after: Sequence[float]) -> PairedRankTest:
-    """The Wilcoxon signed-rank test of ``after`` against ``before`` (same tasks, same order)."""
+    """The Wilcoxon signed-rank test of ``after`` against ``before`` (same tasks, same order), exact
+    (:func:`signed_rank_p_value`)."""
     if len(before) != len(after):
         raise ValueError(f"paired scores need equal lengths, got {len(before)} and {len(after)}")
-    from scipy.stats import wilcoxon
-
     diffs = [float(a) - float(b) for b, a in zip(before, after)]
     changed = [d for d in diffs if abs(d) > 1e-12]
     mean_diff = sum(diffs) / len(diffs) if diffs else float("nan")
-    p = 1.0 if not changed else float(wilcoxon(changed, alternative="two-sided").pvalue)
     return PairedRankTest(n=len(diffs), better=sum(d > 0 for d in changed), worse=sum(d < 0 for d in changed),
-                          mean_diff=mean_diff, p_value=min(1.0, p))
+                          mean_diff=mean_diff, p_value=signed_rank_p_value(changed))
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the input order: the k-th smallest of m is multiplied by
+    ``m - k + 1``, made non-decreasing along that order and capped at 1. Controls the family-wise error
+    rate of the whole list at any alpha, under any dependence between the tests."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [1.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * float(p_values[i])))
+        adjusted[i] = running
+    return adjusted
+
+
+@dataclass(frozen=True)
+class PooledTaskTest:
+    """Seeds pooled over tasks: per task, the mean change (after - before, 1 = right) across runs that
+    share the task; an exact two-sided sign test on the tasks whose mean change is not zero.
+
+    The unit is the task, so a task scored in three runs counts once, not three times.
+    """
+
+    n_tasks: int
+    runs: int
+    improved: int
+    worsened: int
+    mean_change: float
+    p_value: float
+
+
+def pooled_task_sign_test(before_runs: Sequence[dict[str, bool]], after_runs: Sequence[dict[str, bool]]) -> PooledTaskTest:
+    """Pool runs (e.g. seeds) over tasks: ``before_runs[r]`` / ``after_runs[r]`` map task id -> right/wrong
+    in run ``r``. Tasks present in every run are kept; each task's change is averaged over the runs, and
+    the sign test counts tasks that improved on average against tasks that got worse (ties dropped)."""
+    if len(before_runs) != len(after_runs) or not before_runs:
+        raise ValueError(f"need one before and one after map per run, got {len(before_runs)} and {len(after_runs)}")
+    maps = [*before_runs, *after_runs]
+    ids = [i for i in before_runs[0] if all(i in m for m in maps)]
+    changes = [sum(float(bool(a[i])) - float(bool(b[i])) for b, a in zip(before_runs, after_runs)) / len(before_runs)
+               for i in ids]
+    improved = sum(c > 1e-12 for c in changes)
+    worsened = sum(c < -1e-12 for c in changes)
+    from scipy.stats import binomtest
+
+    p = 1.0 if improved + worsened == 0 else float(binomtest(improved, improved + worsened, 0.5).pvalue)
+    return PooledTaskTest(n_tasks=len(ids), runs=len(before_runs), improved=improved, worsened=worsened,
+                          mean_change=sum(changes) / len(changes) if changes else float("nan"), p_value=min(1.0, p))
 
 
 @dataclass(frozen=True)
 class Trend:
-    """The mean of the last quarter of a series against its first quarter, with a 95 % Welch interval."""
+    """The mean of the last quarter of a series against its first quarter (descriptive: no interval)."""
 
     first: float
     last: float
     diff: float
-    ci_low: float
-    ci_high: float
     n_quarter: int
 
 
 def quarter_trend(values: Sequence[float]) -> Trend | None:
-    """First-quarter and last-quarter means of ``values`` and the 95 % interval of their difference
-    (Welch's t; None with fewer than 4 values)."""
+    """First-quarter and last-quarter means of ``values`` and their difference (None with fewer than 4
+    values). No interval: training steps are autocorrelated, so an interval that treats them as
+    independent is too narrow; the paired tests on fixed tasks carry the inference."""
     xs = [float(v) for v in values if v is not None and math.isfinite(float(v))]
     if len(xs) < 4:
         return None
     q = max(2, len(xs) // 4)
     first, last = xs[:q], xs[-q:]
-    from scipy.stats import ttest_ind
-
     m1, m2 = sum(first) / q, sum(last) / q
-    if len(set(first)) == 1 and len(set(last)) == 1:
-        low = high = m2 - m1
-    else:
-        ci = ttest_ind(last, first, equal_var=False).confidence_interval(0.95)
-        low, high = float(ci.low), float(ci.high)
-    return Trend(first=m1, last=m2, diff=m2 - m1, ci_low=low, ci_high=high, n_quarter=q)
+    return Trend(first=m1, last=m2, diff=m2 - m1, n_quarter=q)

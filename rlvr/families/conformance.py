@@ -6,6 +6,10 @@ elsewhere runs :func:`check_family` in its own tests:
 - the oracle scores 1.0 (reason ``ok``);
 - no minimal perturbation of the oracle (:func:`perturbations`: the family's ``perturb`` hook, else
   :func:`near_misses`) scores 1.0: a checker that accepts an answer one unit off is caught;
+- the same holds for a task with large answers (:func:`scaled_task`: every number of the ground truth
+  times :data:`SCALE`), where one unit is far below any relative tolerance, so a checker that accepts
+  answers within some percent of the truth is caught even when the drawn answers are all small (the
+  scaled task is used where its oracle still scores 1.0, i.e. where the checker reads the ground truth);
 - no hostile or malformed completion (:func:`rlvr.families.hostile.hostile_completions`) makes the
   checker raise (reason ``checker_error``) or leave [0, 1];
 - a task round-trips through JSON, and ``rlvr.regenerate`` rebuilds it exactly from its id and
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
 from rlvr.api import generate, oracle_completion, regenerate, verify
@@ -25,6 +30,8 @@ from rlvr.task import Task
 
 _ANSWER = re.compile(r"<answer>(.*)</answer>", re.S)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+#: the factor of :func:`scaled_task`: one unit of a scaled answer is under 0.1 % of it
+SCALE = 1000
 
 
 class ConformanceError(AssertionError):
@@ -75,6 +82,48 @@ def perturbations(task: Task, completion: str) -> list[str]:
     return list(hook(task, completion)) if hook is not None else near_misses(completion)
 
 
+def _scale(value: Any, factor: int) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return value * factor
+    if isinstance(value, list):
+        return [_scale(v, factor) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_scale(v, factor) for v in value)
+    if isinstance(value, dict):
+        return {k: _scale(v, factor) for k, v in value.items()}
+    return value
+
+
+def scaled_task(task: Task, factor: int = SCALE) -> Task | None:
+    """``task`` with every number of its ground truth times ``factor`` (a task with large answers), or
+    None when its ground truth holds no number."""
+    truth = _scale(task.ground_truth, factor)
+    return None if truth == task.ground_truth else replace(task, ground_truth=truth)
+
+
+def check_large_answers(task: Task) -> int:
+    """No minimal perturbation of the oracle of :func:`scaled_task` scores 1.0 (where that oracle scores
+    1.0); returns how many perturbations were scored."""
+    large = scaled_task(task)
+    if large is None:
+        return 0
+    try:
+        oracle = oracle_completion(large)
+    except Exception:  # noqa: BLE001 - a family whose oracle cannot write a scaled answer is not tested here
+        return 0
+    if not verify(large, oracle).correct or not _ANSWER.search(oracle):
+        return 0
+    near = perturbations(large, oracle)
+    for completion in near:
+        wrong = verify(large, completion)
+        _require(wrong.reward < 1.0 and not wrong.correct,
+                 f"{task.id}: the minimal perturbation {completion!r} of the oracle {oracle!r} of a task with "
+                 f"large answers (ground truth x{SCALE}) scores {wrong}; a relative tolerance accepts it")
+    return len(near)
+
+
 def check_hostile(task: Task) -> None:
     """Every hostile completion gets a verdict in [0, 1] whose reason is not ``checker_error``."""
     for completion in hostile_completions():
@@ -107,6 +156,7 @@ def check_task(task: Task, options: Mapping[str, Any] | None = None) -> int:
         wrong = verify(task, completion)
         _require(wrong.reward < 1.0 and not wrong.correct,
                  f"{task.id}: the minimal perturbation {completion!r} of the oracle {oracle!r} scores {wrong}")
+    check_large_answers(task)
     record = json.loads(task.to_json())
     _require(Task.from_dict(record).to_dict() == task.to_dict(), f"{task.id}: does not round-trip through JSON")
     _require(regenerate(record).to_dict() == task.to_dict(), f"{task.id}: regenerate builds a different task")
@@ -139,5 +189,5 @@ def check_family(family: str, *, seed: int = 11, indices: Iterable[int] = (0, 1)
     return checked
 
 
-__all__ = ["ConformanceError", "answer_span", "check_family", "check_hostile", "check_task", "generate_cell", "grid",
-           "near_misses", "perturbations", "step_number"]
+__all__ = ["SCALE", "ConformanceError", "answer_span", "check_family", "check_hostile", "check_large_answers",
+           "check_task", "generate_cell", "grid", "near_misses", "perturbations", "scaled_task", "step_number"]

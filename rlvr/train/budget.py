@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from rlvr.eval.plots import pyplot
+from rlvr.eval.stats import holm
 from rlvr.files import atomic_path
+from rlvr.train.claims import TEST_KEYS, PrimaryTest
 
 
 def checkpoint_steps(eval_every: int, max_steps: int) -> list[int]:
@@ -33,9 +35,11 @@ def trend_summary(trend: dict[str, Any] | None) -> dict[str, Any]:
     return {k: v for k, v in (trend or {}).items() if k.startswith(("train_reward_trend", "quarter_"))}
 
 
-def rl_significant(split_row: dict[str, Any], alpha: float = 0.05) -> bool:
-    """Whether either declared RL-alone test of a split (McNemar on exact match, Wilcoxon on reward) is below ``alpha``."""
-    return min(split_row.get("p_value_rl", 1.0), split_row.get("reward_p_value_rl", 1.0)) < alpha
+def rl_significant(split_row: dict[str, Any], alpha: float = 0.05, primary: PrimaryTest | None = None) -> bool:
+    """Whether the RL stage's primary test (``primary``'s test; default the exact McNemar test on exact
+    match) is below ``alpha`` on a split row, uncorrected (the final budget's own claim)."""
+    key = TEST_KEYS[("rl", primary.test if primary else "mcnemar")][0]
+    return split_row.get(key, 1.0) < alpha
 
 
 def em_change_in_se(split_row: dict[str, Any]) -> float | None:
@@ -45,28 +49,35 @@ def em_change_in_se(split_row: dict[str, Any]) -> float | None:
 
 
 def budget_row(steps: int, max_steps: int, train_seconds: float, splits: dict[str, Any],
-               trend: dict[str, Any] | None = None) -> dict[str, Any]:
+               trend: dict[str, Any] | None = None, primary: PrimaryTest | None = None) -> dict[str, Any]:
     """One budget: its step count, the GRPO minutes it took (the run's measured training time pro rata,
     steps take near-constant time), per split the RL stage's paired tests at that budget, and
     ``train_reward``: the training-reward trend over the budget's steps (``trend``, as
     :func:`rlvr.train.quickstart_report.reward_trend` gives it on the log history up to ``steps``)."""
     keep = ("n", "em_warm", "em_se_warm", "em_after", "em_se_after", "gained_rl", "lost_rl", "p_value_rl",
             "reward_warm", "reward_after", "better_rl", "worse_rl", "reward_p_value_rl")
+    primary = primary or PrimaryTest()
+    row = splits.get(primary.group) or {}
+    p_key = TEST_KEYS[(primary.stage, primary.test)][0]
     return {
         "steps": int(steps),
+        "primary_p_value": row.get(p_key),
         "train_minutes": round(train_seconds * steps / max(max_steps, 1) / 60.0, 2),
         "splits": {name: {k: row[k] for k in keep if k in row} for name, row in splits.items()},
         "train_reward": trend_summary(trend),
     }
 
 
-def smallest_significant(rows: Sequence[dict[str, Any]], split: str = "in", alpha: float = 0.05) -> int | None:
-    """The fewest steps at which the RL stage alone is significant on ``split`` (either declared test
-    below ``alpha``), or None."""
-    for row in sorted(rows, key=lambda r: r["steps"]):
-        if rl_significant(row["splits"].get(split) or {}, alpha):
-            return int(row["steps"])
-    return None
+def smallest_significant(rows: Sequence[dict[str, Any]], primary: PrimaryTest | None = None) -> dict[str, Any]:
+    """A secondary analysis: the fewest steps at which the primary test is below its alpha after Holm's
+    correction over every scanned budget (scanning several budgets is several tests). Returns the step
+    count (None when no budget passes) and each budget's Holm-adjusted p (``p_holm`` by step)."""
+    primary = primary or PrimaryTest()
+    ordered = [r for r in sorted(rows, key=lambda r: r["steps"]) if r.get("primary_p_value") is not None]
+    adjusted = holm([r["primary_p_value"] for r in ordered])
+    passing = [r["steps"] for r, p in zip(ordered, adjusted) if p < primary.alpha]
+    return {"steps": int(passing[0]) if passing else None,
+            "p_holm": {str(r["steps"]): p for r, p in zip(ordered, adjusted)}}
 
 
 def render_budget(rows: Sequence[dict[str, Any]]) -> str:
@@ -110,7 +121,7 @@ def plot_budget(runs: Sequence[tuple[str, Sequence[dict[str, Any]]]], out_png: s
         ax.set_xlabel("GRPO minutes (2 CPU cores)")
     axes[0].set_ylabel("exact match, points vs warm start")
     axes[0].legend(fontsize=8)
-    fig.suptitle("the RL stage against its budget (filled: p < 0.05; dotted: -1 SE)", fontsize=10)
+    fig.suptitle("the RL stage against its budget (filled: McNemar p < 0.05, uncorrected; dotted: -1 SE)", fontsize=10)
     fig.tight_layout()
     with atomic_path(out_png) as tmp:
         fig.savefig(tmp, dpi=110, format="png")

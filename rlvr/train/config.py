@@ -83,6 +83,11 @@ class TaskArguments:
             "(e.g. easy / hard molecule pools); added to `eval_splits`"
         },
     )
+    primary_test: dict | str | None = field(
+        default=None,
+        metadata={"help": "the run's one declared primary test: {stage: rl | base, split: EVAL SET, test: mcnemar | "
+                  "wilcoxon, alpha}; every other test is secondary and Holm-corrected (docs/evaluation.md#methods)"},
+    )
     eval_size: int = field(default=32, metadata={"help": "tasks per eval set"})
     eval_seed: int = field(default=1234, metadata={"help": "seed of the eval-set tasks (fixed across runs)"})
     reward_funcs: list[str] = field(
@@ -158,6 +163,7 @@ class TaskArguments:
         self.eval_sets = _load_structured(self.eval_sets, "eval_sets") or {}
         if not isinstance(self.eval_sets, dict):
             raise ValueError("eval_sets must be a mapping name -> {split, ...}")
+        self.primary_test = _load_structured(self.primary_test, "primary_test")
         self.curriculum = _load_structured(self.curriculum, "curriculum")
         self.frontier = _load_structured(self.frontier, "frontier")
         if isinstance(self.dynamic_sampling, str):

@@ -22,7 +22,7 @@ from typing import Any
 
 from rlvr.datasets import Mixture, build_dataset, build_stream
 from rlvr.frontier import FrontierConfig, TaskSampler
-from rlvr.registry import get_family
+from rlvr.registry import get_family, group_suite
 from rlvr.train.config import TaskArguments, build_mix
 from rlvr.train.curriculum import Curriculum
 
@@ -72,6 +72,30 @@ def check_curriculum(curriculum: Curriculum, mix: list[Any]) -> None:
                 spec.make_config(**{**m.options, curriculum.option: value})
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"curriculum level {curriculum.option}={value!r} is invalid for {m.family}: {exc}") from exc
+
+
+def held_out_splits(family: str) -> list[str]:
+    """The held-out splits of ``family``, in its group's order: the splits its group's eval suite scores
+    it on, else (no group) its ``test*`` splits, else every split not named ``train*`` or ``valid*``."""
+    spec = get_family(family)
+    if spec.group is not None:
+        suite = [e.split for e in group_suite(spec.group) if e.family == family]
+        if suite:
+            return list(dict.fromkeys(suite))
+    tests = [s for s in spec.splits if s.startswith("test")]
+    return tests or [s for s in spec.splits if not s.startswith(("train", "valid"))] or list(spec.splits)
+
+
+def default_eval_splits(task_args: TaskArguments) -> list[str]:
+    """The eval splits of a recipe that names none: the held-out splits of its training mixture's families
+    (``test_in``, ``test_cross``, ``test_out`` for ``stoich.t1``; ``easy``, ``hard`` for ``mol.count``),
+    in the first family's order, keeping those every family of the mixture accepts."""
+    families = list(dict.fromkeys(m.family for m in task_args.mix()))
+    ordered = list(dict.fromkeys(s for f in families for s in held_out_splits(f)))
+    shared = [s for s in ordered if all(s in get_family(f).splits for f in families)]
+    if not shared:
+        raise ValueError(f"the families {families} share no held-out split: name the eval sets in the recipe (eval_sets)")
+    return shared
 
 
 def eval_set_specs(task_args: TaskArguments) -> dict[str, dict[str, Any]]:

@@ -11,7 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from rlvr.registry import get_family
 from rlvr.train.config import TaskArguments, parse_recipe
+from rlvr.train.data import eval_set_specs
 from rlvr.train.runner import train
 
 USAGE = """usage: rlvr train --config RECIPE.yaml [--KEY VALUE ...]
@@ -23,6 +25,8 @@ use_peft, lora_*) fields; any field can be overridden on the command line. The c
 progress bar and one line every few steps (--console full: TRL's whole metrics dict every step);
 every metric goes to OUTPUT_DIR/metrics.jsonl (and TensorBoard with report_to: tensorboard).
 RECIPE may also be a recipe name (e.g. quickstart, grpo/stoich_t1_formula) looked up in ./recipes.
+--plugin MODULE_OR_FILE (repeatable) imports a module that registers task families first, so a
+recipe can train on them (docs/writing-a-family.md).
 
 Multi-process: accelerate launch --config_file recipes/accelerate/ddp.yaml -m rlvr.train --config ...
 Full option list: rlvr train --config RECIPE.yaml --help
@@ -70,6 +74,14 @@ def prepare_argv(argv: Sequence[str] | None, usage: str) -> list[str] | None:
     return args
 
 
+def check_families(task_args: TaskArguments) -> None:
+    """Every family the recipe trains or evaluates on is registered (``KeyError`` naming it otherwise);
+    called before any model is converted or loaded, so a misspelt family fails in seconds."""
+    for mix in [task_args.mix(), *(spec["mix"] for spec in eval_set_specs(task_args).values())]:
+        for component in mix:
+            get_family(component.family)
+
+
 def run_callbacks(task_args: TaskArguments, training_args: Any) -> list[Any]:
     """The console and metrics-log callbacks of the recipe's ``console`` mode (see :func:`rlvr.train.progress.console_callbacks`)."""
     from rlvr.train.progress import console_callbacks  # imports transformers
@@ -84,6 +96,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "rlvr train") -> int:
     if args is None:
         return 0
     task_args, training_args, model_args = parse_recipe(args, prog=prog)
+    check_families(task_args)
     result = train(task_args, training_args, model_args, callbacks=run_callbacks(task_args, training_args))
     if int(os.environ.get("RANK", "0") or 0) == 0:
         summary = {k: result.to_dict()[k] for k in ("output_dir", "algorithm", "global_step", "world_size", "seconds", "seconds_per_step")}

@@ -21,15 +21,18 @@ from rlvr.eval.config import EvalConfig
 from rlvr.eval.runner import EvalResult, run_eval
 from rlvr.files import atomic_open
 from rlvr.models import resolve_model
+from rlvr.task import load_tasks
 from rlvr.train import eval_cache
 from rlvr.train.budget import budget_row, checkpoint_dir, checkpoint_steps, smallest_significant
-from rlvr.train.config import DEFAULT_EVAL_SPLITS
-from rlvr.train.data import eval_set_specs
+from rlvr.train.claims import PrimaryTest, declared_tests, is_tuning_split
+from rlvr.train.data import default_eval_splits, eval_set_specs
+from rlvr.train.device_budget import cuda_available
 from rlvr.train.entry import find_recipe, run_callbacks
 from rlvr.train.plots import load_log_history, plot_before_after
 from rlvr.train.progress import SFT_KEYS, console_callbacks
 from rlvr.train.quickstart_report import (  # noqa: F401 - re-exported: the report's helpers were defined here
     QuickstartResult,
+    accuracy_by_kind,
     SplitScore,
     build_summary,
     per_task_correct,
@@ -61,11 +64,14 @@ def write_eval_tasks(path: Path, specs: dict[str, dict[str, Any]], seed: int) ->
 
 
 def evaluate(model: str, adapter: str | None, tasks_file: Path, out: Path, *, max_new_tokens: int,
-             batch_size: int) -> EvalResult:
-    """Greedy evaluation of ``model`` (+ ``adapter``) on ``tasks_file`` with :mod:`rlvr.eval`."""
+             batch_size: int, device: str = "auto", dtype: str = "auto") -> EvalResult:
+    """Greedy evaluation of ``model`` (+ ``adapter``, merged into the weights) on ``tasks_file`` with :mod:`rlvr.eval`.
+
+    ``device="auto"``: a CUDA GPU when torch sees one (bfloat16 there), else the CPU in float32.
+    """
     config = EvalConfig(
         model=model, adapter=adapter, tasks_file=str(tasks_file), out=str(out), backend="transformers",
-        max_new_tokens=max_new_tokens, batch_size=batch_size, samples=1, device="cpu", dtype="float32",
+        max_new_tokens=max_new_tokens, batch_size=batch_size, samples=1, device=device, dtype=dtype,
         plots=False, overwrite=True,
     )
     return run_eval(config)
@@ -116,14 +122,20 @@ def run_quickstart(
     budgets = checkpoint_steps(eval_every, int(training_args.max_steps)) if eval_every else []
     if budgets:  # every scored budget needs its checkpoint; keep them all
         training_args.save_strategy, training_args.save_steps, training_args.save_total_limit = "steps", eval_every, None
+    if not task_args.eval_splits and not task_args.eval_sets:  # the family's own held-out splits
+        task_args.eval_splits = default_eval_splits(task_args)
+    specs = eval_set_specs(task_args)
+    held_out = [spec["split"] for spec in specs.values() if not is_tuning_split(spec["split"])]
+    primary = PrimaryTest.from_recipe(task_args.primary_test, has_warm_start=sft_args.sft_steps > 0,
+                                      default_split="test_in" if "test_in" in held_out or not held_out else held_out[0])
+    if primary.split not in {spec["split"] for spec in specs.values()} | set(specs):  # e.g. a tuning run on valid
+        _say(f"the primary test's split {primary.split} is not among this run's eval sets ({', '.join(specs)}): "
+             "this run tests no claim")
+    if eval_size is not None:  # --eval-size: every set, including eval_sets with a size of their own
+        specs = {name: {**spec, "size": int(eval_size)} for name, spec in specs.items()}
     _say(f"loading the model {model_args.model_name_or_path or 'default'}")
     model = resolve_model(model_args.model_name_or_path)
     model_args.model_name_or_path = model
-    if not task_args.eval_splits and not task_args.eval_sets:
-        task_args.eval_splits = list(DEFAULT_EVAL_SPLITS)
-    specs = eval_set_specs(task_args)
-    if eval_size is not None:  # --eval-size: every set, including eval_sets with a size of their own
-        specs = {name: {**spec, "size": int(eval_size)} for name, spec in specs.items()}
     new_tokens = int(max_new_tokens or training_args.max_completion_length or 64)
     tasks_file, sizes = write_eval_tasks(out / "eval_tasks.jsonl", specs, task_args.eval_seed)
     n_eval = sum(sizes.values())
@@ -143,8 +155,11 @@ def run_quickstart(
 
     before_file = out / "eval_before" / "scores.json"
     cached_from: str | None = None
+    on_gpu = cuda_available()  # evaluate() runs on the GPU in bfloat16 when torch sees one: never mix the two in the cache
     key = eval_cache.cache_key(model, tasks_file, {"max_new_tokens": new_tokens, "batch_size": eval_batch_size,
-                                                   "reward_mode": reward_mode, "backend": "transformers"})
+                                                   "reward_mode": reward_mode, "backend": "transformers",
+                                                   "device": "cuda" if on_gpu else "cpu",
+                                                   "dtype": "bfloat16" if on_gpu else "float32"})
     entry = eval_cache.load_entry(key) if base_cache else None
     if skip_before and before_file.is_file() and (out / "eval_before" / "records.json").is_file():
         _say("reusing the base model's scores from the previous run")
@@ -192,6 +207,7 @@ def run_quickstart(
     after, after_records = stage_eval("eval_after", "the trained model", str(model_args.model_name_or_path), str(out / "train"))
     seconds["total"] = round(time.time() - t_all, 1)
     summary_splits = build_summary(before_records, after_records, before, after, warm_records, warm)
+    claims = declared_tests(summary_splits, primary)
     history = _log_history(Path(training_args.output_dir))
     budget: list[dict[str, Any]] = []
     ref_records, ref = (warm_records, warm) if warm_records is not None else (before_records, before)
@@ -207,7 +223,7 @@ def run_quickstart(
             continue
         budget.append(budget_row(step, result.global_step, seconds["train"],
                                  build_summary(before_records, records, before, scores, ref_records, ref),
-                                 reward_trend(history, up_to=step)))
+                                 reward_trend(history, up_to=step), primary=primary))
     train_summary = {
         "algorithm": task_args.algorithm,
         "steps": result.global_step,
@@ -221,17 +237,24 @@ def run_quickstart(
     }
     train_summary.update(reward_trend(history))
     table = render_table(before, after, warm)
+    by_kind = accuracy_by_kind(load_tasks(tasks_file), {"base": before_records, "warm start": warm_records,
+                                                        "final": after_records})
     qs = QuickstartResult(output_dir=str(out), before=before, after=after, train=train_summary, seconds=seconds,
-                          table=table, splits=summary_splits, warm=warm, base_cache=cached_from, budget=budget)
+                          table=table, splits=summary_splits, warm=warm, base_cache=cached_from, budget=budget,
+                          claims=claims, by_kind=by_kind)
     _write_json(out / "quickstart.json", qs.to_dict())
-    _write_json(out / "summary.json", {"splits": summary_splits, "steps": result.global_step,
+    _write_json(out / "summary.json", {"primary": claims["primary"], "secondary": claims["secondary"],
+                                       "tuning": {g: summary_splits[g] for g in claims["tuning"]},
+                                       "splits": summary_splits, "steps": result.global_step,
                                        "warm_start_steps": sft_info.get("steps", 0),
                                        "seed": training_args.seed, "seconds": seconds,
                                        "recipe": recipe, "family": train_summary["family"],
                                        "train_reward": {k: v for k, v in train_summary.items()
                                                         if k.startswith(("train_reward", "trend_", "quarter_", "dynamic_"))},
                                        "base_from_cache": cached_from,
-                                       **({"budget": budget, "budget_smallest_significant_in": smallest_significant(budget)}
+                                       **({"by_kind": by_kind} if by_kind else {}),
+                                       **({"budget": budget,
+                                           "budget_smallest_significant": smallest_significant(budget, primary)}
                                           if budget else {})})
     _plot(out, history, qs)
     with atomic_open(out / "quickstart.md") as fh:

@@ -1,27 +1,34 @@
 """What ``rlvr quickstart`` reports: per-split scores, the paired tests between stages, the
 training-reward trend, and the printed report.
 
-Declared before any run (the tests the main job is judged by), per split:
+Per split, the paired tests (the recipe declares ONE of them as its primary test, :mod:`rlvr.train.claims`;
+the rest are secondary and reported with Holm-adjusted p-values):
 
 - ``p_value`` / ``gained`` / ``lost``: base -> final, exact McNemar test on exact match;
+- ``reward_p_value`` / ``better`` / ``worse``: base -> final, exact Wilcoxon signed-rank test on per-task reward;
 - ``p_value_rl`` / ``gained_rl`` / ``lost_rl``: warm start -> final (the RL stage's own contribution),
   exact McNemar test on exact match;
-- ``reward_p_value_rl`` / ``better_rl`` / ``worse_rl``: warm start -> final, Wilcoxon signed-rank test
-  on the per-task reward (the checker's reward in the recipe's ``reward_mode``);
+- ``reward_p_value_rl`` / ``better_rl`` / ``worse_rl``: warm start -> final, exact Wilcoxon signed-rank
+  test on the per-task reward (the checker's reward in the recipe's ``reward_mode``);
 - ``em_*``, ``reward_*``, ``f1_*``, ``format_*`` at every stage, with standard errors of exact match;
 
-and for the run, the training-reward trend: the mean of the last quarter of steps against the first,
-with the 95 % Welch interval of the difference (on ``rlvr/reward_drawn``, the reward of the tasks as
-drawn, before dynamic sampling replaces any group, when the run logs it).
+and for the run, the training-reward trend, descriptive only: the mean of the last quarter of steps against
+the first (on ``rlvr/reward_drawn``, the reward of the tasks as drawn, when the run logs it). It has no
+interval: steps are autocorrelated, and frontier selection draws harder tasks as the model improves, so a
+flat drawn reward can hide learning. The fixed-task tests (and ``--eval-every`` checkpoints) are the evidence.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
+from rlvr.eval.layouts import accuracy_by_group, metric_note
 from rlvr.eval.stats import mean_se, paired_exact_test, paired_signed_rank_test, quarter_trend
+from rlvr.eval.tables import metric_value
 from rlvr.reasons import format_ok
+from rlvr.task import Task
 from rlvr.train.budget import render_budget
+from rlvr.train.claims import is_tuning_split, render_claims
 
 @dataclass
 class SplitScore:
@@ -53,6 +60,8 @@ class QuickstartResult:
     warm: dict[str, SplitScore] | None = None
     base_cache: str | None = None
     budget: list[dict[str, Any]] = field(default_factory=list)
+    claims: dict[str, Any] = field(default_factory=dict)
+    by_kind: dict[str, dict[str, list[int]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -77,7 +86,7 @@ def score_records(records: Sequence[dict[str, Any]], reward_mode: str = "f1") ->
     out = {}
     for split, rolls in by_split.items():
         n = len(rolls)
-        metric = lambda name: sum(float((r.get("metrics") or {}).get(name, 0.0) or 0.0) for r in rolls) / n  # noqa: E731
+        metric = lambda name: sum(metric_value(r, name) for r in rolls) / n  # noqa: E731 - absent: 1 when correct
         out[split] = SplitScore(
             split=split,
             n=n,
@@ -192,8 +201,8 @@ def build_summary(before_records: Sequence[dict[str, Any]], after_records: Seque
 
 def reward_trend(history: Sequence[dict[str, Any]], up_to: int | None = None) -> dict[str, Any]:
     """The training-reward trend of a run's log history (its steps up to ``up_to``, when given): first- and
-    last-quarter means of the drawn reward (``rlvr/reward_drawn``, else TRL's ``reward``), their difference
-    and its 95 % interval, plus the first/last-quarter means of every reward function and of the frontier
+    last-quarter means of the drawn reward (``rlvr/reward_drawn``, else TRL's ``reward``) and their
+    difference (descriptive, no interval: see the module docstring), plus the first/last-quarter means of every reward function and of the frontier
     and dynamic-sampling counters."""
     logs = [h for h in history if "reward" in h and (up_to is None or h.get("step", 0) <= up_to)]
     if len(logs) < 2:
@@ -203,9 +212,7 @@ def reward_trend(history: Sequence[dict[str, Any]], up_to: int | None = None) ->
     trend = quarter_trend([h[key] for h in logs])
     if trend is not None:
         out.update({"train_reward_first_quarter": round(trend.first, 4), "train_reward_last_quarter": round(trend.last, 4),
-                    "train_reward_trend": round(trend.diff, 4),
-                    "train_reward_trend_ci95": [round(trend.ci_low, 4), round(trend.ci_high, 4)],
-                    "quarter_steps": trend.n_quarter})
+                    "train_reward_trend": round(trend.diff, 4), "quarter_steps": trend.n_quarter})
     q = max(1, len(logs) // 4)
 
     def mean(items: Sequence[dict[str, Any]], name: str) -> float | None:
@@ -224,6 +231,29 @@ def reward_trend(history: Sequence[dict[str, Any]], up_to: int | None = None) ->
     return out
 
 
+def accuracy_by_kind(tasks: Sequence[Task], stages: dict[str, Sequence[dict[str, Any]] | None]) -> dict[str, dict[str, list[int]]]:
+    """Per kind of question (a layout's ``task_group``: a molecule task's asked feature) and stage, ``[right,
+    scored]`` over the held-out eval tasks (tuning sets left out); empty where the family names no kinds."""
+    held = [t for t in tasks if not is_tuning_split(str(t.meta.get("split", "")))]
+    out: dict[str, dict[str, list[int]]] = {}
+    for stage, records in stages.items():
+        if records is None:
+            continue
+        correct = {rec["id"]: bool(rec["rollouts"][0]["correct"]) for rec in records}
+        for kind, (right, n) in accuracy_by_group(held, correct).items():
+            out.setdefault(kind, {})[stage] = [right, n]
+    return out
+
+
+def render_by_kind(by_kind: dict[str, dict[str, list[int]]]) -> str:
+    """A Markdown table: right / scored per kind of question at each stage."""
+    stages = list(dict.fromkeys(s for cells in by_kind.values() for s in cells))
+    lines = ["| question | " + " | ".join(stages) + " |", "|---" * (len(stages) + 1) + "|"]
+    for kind, cells in by_kind.items():
+        lines.append(f"| {kind} | " + " | ".join(f"{cells[s][0]}/{cells[s][1]}" if s in cells else "–" for s in stages) + " |")
+    return "\n".join(lines)
+
+
 def report_markdown(qs: QuickstartResult) -> str:
     """The quickstart report (what the command prints at the end)."""
     t = qs.train
@@ -237,19 +267,22 @@ def report_markdown(qs: QuickstartResult) -> str:
         f"{stages}{algo} + LoRA on {', '.join(t['family'])} ({t['options'][0] if t['options'] else {}}), "
         f"{t['steps']} steps at {t['seconds_per_step']:.1f} s/step; rewards {t['reward_funcs']} (mode {t['reward_mode']}).",
         "",
+        *(render_claims(qs.claims) + [""] if qs.claims else []),
         ("columns: base -> after the warm start -> after " + algo if ws else "columns: base -> after " + algo),
         "",
         qs.table,
         "",
-        "format ok = the completion has an <answer> block that parses; exact match = the whole product bag is right;",
-        "F1 = partial credit on (molecule, coefficient) counts. Greedy decoding, the same tasks at every stage.",
+        metric_note(t["family"][0]) + ". Greedy decoding, the same tasks at every stage.",
         "",
         f"figure: {qs.output_dir}/quickstart.png (train curves; scores per split)",
     ]
+    if qs.by_kind:
+        lines += ["", "exact match per kind of question (held-out sets, right / scored):", "", render_by_kind(qs.by_kind)]
     if qs.splits:
-        lines += ["", "paired tests (the same tasks at every stage; declared before the run: exact McNemar on exact match,",
-                  "Wilcoxon signed-rank on per-task reward):"]
-        for split, row in qs.splits.items():
+        lines += ["", "paired tests per split (the same tasks at every stage; exact McNemar on exact match, exact",
+                  "Wilcoxon signed-rank on per-task reward; p uncorrected here, Holm-corrected in summary.json's secondary;",
+                  "valid* / train* sets are for tuning, listed last):"]
+        for split, row in sorted(qs.splits.items(), key=lambda kv: is_tuning_split(kv[0])):
             mid = f" -> {100 * row['em_warm']:.1f}" if "em_warm" in row else ""
             lines.append(
                 f"  {split}: exact match {100 * row['em_before']:.1f}{mid} -> {100 * row['em_after']:.1f} % "
@@ -262,10 +295,9 @@ def report_markdown(qs: QuickstartResult) -> str:
                     f"({row['better_rl']} tasks up, {row['worse_rl']} down), p = {row['reward_p_value_rl']:.3g}")
         lines.append(f"  machine-readable: {qs.output_dir}/summary.json")
     if "train_reward_trend" in t:
-        lo, hi = t["train_reward_trend_ci95"]
         lines += ["", f"train reward ({t['trend_metric']}): first quarter {t['train_reward_first_quarter']} -> last quarter "
-                      f"{t['train_reward_last_quarter']} ({t['train_reward_trend']:+.3f}, 95 % interval {lo:+.3f} to {hi:+.3f}, "
-                      f"{t['quarter_steps']} steps each)"]
+                      f"{t['train_reward_last_quarter']} ({t['train_reward_trend']:+.3f}, {t['quarter_steps']} steps each; "
+                      "descriptive only: steps are autocorrelated and the drawn tasks get harder as the model improves)"]
     if "dynamic_zero_std_groups_total" in t:
         lines.append(f"dynamic sampling: {t['dynamic_zero_std_groups_total']:.0f} groups without reward spread, "
                      f"{t.get('dynamic_replaced_total', 0):.0f} replaced by fresh prompts "

@@ -52,12 +52,24 @@ class TrainResult:
         return {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self) if f.name != "keepalive"}
 
 
+def greedy_generation_config(config: Any) -> Any:
+    """A copy of a sampling ``GenerationConfig`` that decodes greedily (the eval setting; the original is unchanged)."""
+    greedy = copy.deepcopy(config)
+    greedy.do_sample = False
+    for name in ("temperature", "top_p", "top_k", "min_p"):
+        if hasattr(greedy, name):
+            setattr(greedy, name, None)
+    return greedy
+
+
 def _named_eval_trainer(base: type) -> type:
     """A subclass of a TRL trainer whose eval metrics carry the eval-set name.
 
     TRL logs generation metrics (reward, per-function rewards, lengths) of every eval set as
     ``eval_reward``; with a dict of eval sets they would be indistinguishable. Here they become
-    ``eval_<name>_reward`` etc., next to transformers' own ``eval_<name>_loss``.
+    ``eval_<name>_reward`` etc., next to transformers' own ``eval_<name>_loss``. With transformers
+    generation, evaluation decodes greedily (:func:`greedy_generation_config`); with
+    :func:`one_completion_per_eval_prompt`, each eval prompt gets one completion.
     """
 
     class NamedEvalTrainer(SamplingHooks, base):  # type: ignore[misc, valid-type]
@@ -66,10 +78,15 @@ def _named_eval_trainer(base: type) -> type:
         def evaluate(self, eval_dataset=None, ignore_keys=None, metric_key_prefix: str = "eval"):
             previous = self._rlvr_eval_prefix
             self._rlvr_eval_prefix = metric_key_prefix
+            sampling = getattr(self, "generation_config", None)
+            if sampling is not None:  # transformers generation: eval decodes greedily
+                self.generation_config = greedy_generation_config(sampling)
             try:
                 return super().evaluate(eval_dataset=eval_dataset, ignore_keys=ignore_keys, metric_key_prefix=metric_key_prefix)
             finally:
                 self._rlvr_eval_prefix = previous
+                if sampling is not None:
+                    self.generation_config = sampling
 
         def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
             prefix = self._rlvr_eval_prefix
@@ -154,6 +171,16 @@ def skip_short_run_eval(training_args: Any) -> bool:
     return True
 
 
+def one_completion_per_eval_prompt(training_args: Any) -> None:
+    """Score one completion per eval prompt (``num_generations_eval = 1``) unless the recipe sets another count.
+
+    The trainer would otherwise sample a whole group of ``num_generations`` completions for every eval
+    prompt; an eval score needs one, so the evaluation generates ``num_generations`` times less.
+    """
+    if hasattr(training_args, "num_generations_eval") and getattr(training_args, "num_generations_eval", None) is None:
+        training_args.num_generations_eval = 1
+
+
 def build_trainer(
     task_args: TaskArguments,
     training_args: Any,
@@ -190,6 +217,7 @@ def build_trainer(
         eval_dataset = build_eval_sets(task_args) or None
         if eval_dataset is None:
             raise ValueError("eval_strategy is set but no eval sets are configured (eval_splits / eval_sets)")
+        one_completion_per_eval_prompt(training_args)
     reward_funcs = resolve_reward_funcs(task_args.reward_funcs, reward_mode=task_args.reward_mode)
 
     all_callbacks = [StepTimerCallback()]

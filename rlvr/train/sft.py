@@ -38,9 +38,10 @@ from rlvr.train.checkpointing import checkpointing_argv, checkpointing_kwargs, r
 from rlvr.train.config import (
     CPU_OVERRIDES, TaskArguments, _peek_algorithm, config_classes, has_accelerator, recipe_mapping,
 )
-from rlvr.train.entry import prepare_argv, run_callbacks
+from rlvr.train.entry import check_families, prepare_argv, run_callbacks
 from rlvr.train.runner import train
-from rlvr.train.sft_data import SFTArguments, SFTDatasetStats, build_sft_dataset, sft_mixture, sft_rows, sft_seed
+from rlvr.train.sft_data import (SFTArguments, SFTDatasetStats, build_sft_dataset, check_solution_writers, sft_mixture,
+                                  sft_rows, sft_seed)
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +51,9 @@ SFT cold start (LoRA, TRL SFTTrainer) on verified worked solutions from the trai
 into the base model, then GRPO/RLOO from it. A recipe holds the usual training keys (TaskArguments,
 GRPOConfig/RLOOConfig, ModelConfig; see `rlvr train`) plus sft_* keys (sft_steps, sft_train_size,
 sft_style, sft_learning_rate, sft_batch_size, sft_only, ...). RECIPE may be a name under ./recipes
-(e.g. sft/stoich_t1_formula). Full option list: rlvr sft --config RECIPE.yaml --help
+(e.g. sft/stoich_t1_formula). --plugin MODULE_OR_FILE (repeatable) imports a module that registers
+task families first (docs/writing-a-family.md); every SFT family needs a worked-solution writer.
+Full option list: rlvr sft --config RECIPE.yaml --help
 """
 
 
@@ -281,6 +284,9 @@ def main(argv: Sequence[str] | None = None, prog: str = "rlvr sft") -> int:
     if args is None:
         return 0
     task_args, sft_args, training_args, model_args = parse_sft_recipe(args, prog=prog)
+    check_families(task_args)  # before any model is converted or loaded
+    if sft_args.sft_steps > 0:
+        check_solution_writers(c.family for c in sft_mixture(task_args, sft_args))
     sft_result, rl_result = train_with_cold_start(
         task_args, sft_args, training_args, model_args,
         sft_callbacks=sft_console_callbacks(task_args, sft_args, training_args) if sft_args.sft_steps > 0 else (),

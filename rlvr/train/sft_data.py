@@ -9,9 +9,10 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Iterable
 
 from rlvr.datasets import FamilyMix, MixLike, Mixture, parse_mix, task_row
+from rlvr.registry import get_family
 from rlvr.rng import stable_hash
 from rlvr.solutions import STYLES, SolutionError, solution_messages
 from rlvr.train.config import TaskArguments, _load_structured, build_mix
@@ -99,6 +100,7 @@ def sft_rows(
         mixture = mix
     else:
         mixture = Mixture(with_options(mix, system_prompt=system_prompt), split, seed)
+    check_solution_writers(c.family for c in mixture.components)
     rows: list[dict[str, Any]] = []
     skipped = 0
     by_family: Counter = Counter()
@@ -126,6 +128,17 @@ def sft_rows(
         chars += len(completion[0]["content"])
     stats = SFTDatasetStats(len(rows), skipped, dict(sorted(by_family.items())), round(chars / max(len(rows), 1), 1))
     return rows, stats
+
+
+def check_solution_writers(families: Iterable[str]) -> None:
+    """``ValueError`` naming the families that have no worked-solution writer (``FamilySpec.solve``)."""
+    missing = sorted({name for name in families if get_family(name).solve is None})
+    if missing:
+        which = f"family {missing[0]} has" if len(missing) == 1 else f"families {', '.join(missing)} have"
+        raise ValueError(
+            f"{which} no worked-solution writer (FamilySpec.solve), so no SFT rows can be written; "
+            "give it a `solve` hook (docs/writing-a-family.md) or leave it out of sft_mixture"
+        )
 
 
 def build_sft_dataset(mix: Any, n: int, **kwargs: Any) -> tuple[Any, SFTDatasetStats]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -52,3 +53,63 @@ def test_an_existing_json_file_is_kept_without_overwrite(tmp_path, capsys):
     assert main(["bench", "--no-server", "-n", "2", "--families", "mol.count", "--json", str(out),
                  "--overwrite"]) == 0
     assert json.loads(out.read_text())["server"] == []
+
+
+# ------------------------------------------------------------------------------------------- --gpu, --plugin
+PLUGIN = Path(__file__).resolve().parents[1] / "families" / "fixtures" / "mol_mw.py"
+
+
+def _has_cuda() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+@pytest.fixture(scope="module")
+def tiny_model() -> str:
+    """A tiny random causal LM with the embedded model's tokenizer (built once, cached)."""
+    from rlvr.paths import cache_dir
+    from rlvr.train.tiny import build_tiny_model
+
+    return build_tiny_model(cache_dir("test-models") / "tiny-eval")
+
+
+@pytest.mark.skipif(_has_cuda(), reason="checks the message of a machine without CUDA")
+def test_gpu_without_cuda_is_one_line():
+    proc = subprocess.run([sys.executable, "-m", "rlvr.cli", "bench", "--gpu"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip().count("\n") == 0 and "--gpu needs a CUDA GPU" in proc.stderr
+
+
+def test_the_plugin_option_is_read(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "rlvr.cli", "bench", "--plugin", str(PLUGIN), "--no-server", "-n", "2",
+                           "--families", "mol.mw"], capture_output=True, text=True, timeout=300)
+    # the plugin family itself is measured: its rows run in child processes that load the plugin too
+    assert proc.returncode == 0 and "mol.mw" in proc.stdout, proc.stderr
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise ImportError('no such thing')\n")
+    proc = subprocess.run([sys.executable, "-m", "rlvr.cli", "bench", "--plugin", str(broken), "--no-server"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "--plugin" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_the_gpu_measurements_run_on_cpu_with_a_tiny_model(tiny_model):
+    from rlvr.bench import gpu
+
+    tasks = gpu.eval_tasks(6)
+    sorted_row = gpu.measure_eval(tiny_model, device="cpu", tasks=tasks, batch_size=3, max_new_tokens=4, threads=1)
+    assert sorted_row.tasks == 6 and sorted_row.completions_per_s > 0 and sorted_row.device == "cpu"
+    assert 1 <= sorted_row.mean_tokens <= 4
+    assert sorted_row.utilisation.startswith("unavailable")
+    unsorted = gpu.measure_eval(tiny_model, device="cpu", tasks=tasks, batch_size=3, max_new_tokens=4, threads=1,
+                                sort_by_length=False)
+    assert unsorted.sort_by_length is False and unsorted.completions_per_s > 0
+    assert unsorted.texts == sorted_row.texts and len(sorted_row.texts) == 6  # the same greedy answers, in task order
+    speed = gpu.measure_grpo("quickstart_gpu", model=tiny_model, steps=2, device="cpu", overrides=[
+        "--per_device_train_batch_size", "4", "--num_generations", "2", "--steps_per_generation", "1",
+        "--max_completion_length", "4", "--bf16", "false", "--use_cpu", "true"])
+    assert speed.steps == 2 and speed.completions_per_step == 4
+    assert all(g > 0 for g in speed.generation_seconds) and all(s > g for s, g in zip(speed.step_seconds, speed.generation_seconds))
+    assert speed.mean_update_s > 0 and abs(speed.mean_step_s - speed.mean_generation_s - speed.mean_update_s) < 1e-3
+    printed = gpu.text({"device": "cpu", "eval": [sorted_row.to_dict()], "grpo": speed.to_dict()})
+    assert "completions/s" in printed and "generation" in printed and "update" in printed

@@ -141,3 +141,52 @@ def test_no_traceback_from_the_installed_command(tmp_path):
     debug = subprocess.run([sys.executable, "-m", "rlvr.cli", "--debug", "verify", "--tasks", str(tmp_path), "--oracle"],
                            capture_output=True, text=True, env=env, timeout=120)
     assert debug.returncode != 0 and "Traceback" in debug.stderr
+
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MOL_MW = os.path.join(REPO, "tests", "families", "fixtures", "mol_mw.py")  # a plugin family without a solution writer
+
+
+def _cli(tmp_path, *argv: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONWARNINGS": "ignore", "RLVR_CACHE": str(tmp_path / "cache")}
+    return subprocess.run([sys.executable, "-m", "rlvr.cli", *argv], cwd=tmp_path, capture_output=True, text=True,
+                          env=env, timeout=300)
+
+
+def test_train_checks_its_families_before_any_model(tmp_path):
+    """An unknown family is reported before the model is looked at (a missing model would be reported otherwise)."""
+    model = str(tmp_path / "no-such-model")
+    for command, recipe in (("train", "recipes/grpo/stoich_t2_formula.yaml"), ("sft", "recipes/sft/stoich_t1_formula.yaml")):
+        proc = _cli(tmp_path, command, "--plugin", MOL_MW, "--config", os.path.join(REPO, recipe), "--families", "mol.mww",
+                    "--model_name_or_path", model, "--output_dir", str(tmp_path / "out"))
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr[-2000:]
+        assert "unknown task family 'mol.mww'" in proc.stderr and "mol.mw'" in proc.stderr and model not in proc.stderr
+        assert "Traceback" not in proc.stderr
+    proc = _cli(tmp_path, "train", "--config", os.path.join(REPO, "recipes/grpo/mol_count.yaml"), "--model_name_or_path",
+                model, "--output_dir", str(tmp_path / "out"), "--eval_sets", '{"x": {"split": "test", "families": "nope"}}')
+    assert proc.returncode == 2 and "unknown task family 'nope'" in proc.stderr, proc.stderr[-2000:]
+    assert not (tmp_path / "out").exists() and not (tmp_path / "cache" / "models").exists()
+
+
+def test_sft_on_a_family_without_a_solution_writer_says_so(tmp_path):
+    proc = _cli(tmp_path, "sft", "--plugin", MOL_MW, "--config", os.path.join(REPO, "recipes/sft/stoich_t1_formula.yaml"),
+                "--families", "mol.mw", "--model_name_or_path", str(tmp_path / "no-such-model"))
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr[-2000:]
+    assert "family mol.mw has no worked-solution writer" in proc.stderr and "sft_max_chars" not in proc.stderr
+
+
+def test_sft_rows_name_the_family_without_a_solution_writer():
+    from rlvr.registry import register_family, unregister_family
+    from rlvr.train.sft_data import sft_rows
+
+    sys.path.insert(0, os.path.dirname(MOL_MW))
+    import mol_mw
+
+    register_family(mol_mw.build("mol.mwsft"))
+    try:
+        with pytest.raises(ValueError, match="family mol.mwsft has no worked-solution writer"):
+            sft_rows("mol.mwsft", 4, split="train")
+        rows, stats = sft_rows("stoich.t1", 2, split="train")
+        assert stats.rows == 2 and len(rows) == 2
+    finally:
+        unregister_family("mol.mwsft")

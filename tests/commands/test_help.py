@@ -41,3 +41,23 @@ def test_eval_help_explains_limit(capsys):
     assert main(["eval", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "entries x N x --samples completions" in text
+
+
+def test_train_and_sft_help_mention_plugin(capsys):
+    for command in ("train", "sft"):
+        assert main([command, "--help"]) == 0
+        text = " ".join(capsys.readouterr().out.split())
+        assert "--plugin MODULE_OR_FILE" in text and "docs/writing-a-family.md" in text, command
+
+
+def test_features_and_corpus_take_plugin(tmp_path, capsys):
+    plugin = tmp_path / "marker_plugin.py"
+    marker = tmp_path / "imported.txt"
+    plugin.write_text(f"open({str(marker)!r}, 'a').write('x')\n")
+    assert main(["features", "--plugin", str(plugin), "--smiles", "CCO", "--key", "carbon_atom_count", "--json"]) == 0
+    assert '"carbon_atom_count": 2' in capsys.readouterr().out and marker.read_text() == "x"
+    assert main(["corpus", "stats", "--corpus", "embedded-small", "--json", "--plugin", str(plugin)]) == 0
+    assert "reactions" in capsys.readouterr().out and marker.read_text() == "x"  # imported once per process
+    for command in (["features"], ["corpus", "stats"], ["corpus", "import", "x.smi"], ["corpus", "build"]):
+        assert main([*command, "--help"]) in (0, None)
+        assert "--plugin" in capsys.readouterr().out, command

@@ -80,12 +80,79 @@ def test_signed_rank_test_on_paired_scores():
         paired_signed_rank_test([1.0], [])
 
 
-def test_quarter_trend_with_interval():
+def test_quarter_trend_is_descriptive():
     from rlvr.eval.stats import quarter_trend
 
     rising = quarter_trend([1.0, 1.1, 0.9, 1.0, 1.2, 1.3, 1.4, 1.5, 1.9, 2.0, 1.8, 2.1])
     assert rising.n_quarter == 3 and rising.first == pytest.approx(1.0) and rising.last == pytest.approx(1.9667, abs=1e-3)
-    assert 0 < rising.ci_low < rising.diff < rising.ci_high
-    flat = quarter_trend([1.0, 2.0, 1.0, 2.0, 1.0, 2.0, 1.0, 2.0])
-    assert flat.ci_low < 0 < flat.ci_high
+    assert rising.diff == pytest.approx(0.9667, abs=1e-3) and not hasattr(rising, "ci_low")
     assert quarter_trend([1.0, 2.0, 3.0]) is None
+
+
+def _brute_signed_rank_p(diffs):
+    """Two-sided exact p by enumerating every sign pattern over mid-ranks (zeros dropped)."""
+    xs = [d for d in diffs if d != 0]
+    mags = sorted(abs(d) for d in xs)
+    rank = {m: (2 * mags.index(m) + mags.count(m) + 1) / 2 for m in mags}
+    ranks = [rank[abs(d)] for d in xs]
+    total = sum(ranks)
+    obs = sum(r for r, d in zip(ranks, xs) if d > 0)
+    hits = sum(abs(sum(r for r, s in zip(ranks, signs) if s) - total / 2) >= abs(obs - total / 2) - 1e-9
+               for signs in itertools.product((0, 1), repeat=len(xs)))
+    return hits / 2 ** len(xs)
+
+
+def test_signed_rank_p_values_by_hand():
+    """Hand-computed exact values: the same on every SciPy version (none is used)."""
+    from rlvr.eval.stats import signed_rank_p_value
+
+    # +1 +2 +3: T+ = 6 is the largest of 8 sign patterns; two-sided 2/8
+    assert signed_rank_p_value([1, 2, 3]) == 0.25
+    # ranks 1..4, T+ = 1 + 3 + 4 = 8 of total 10 (mean 5): |T+ - 5| >= 3 in T+ in {0,1,2,8,9,10}: 6 of 16
+    assert signed_rank_p_value([0.1, -0.2, 0.3, 0.4]) == 6 / 16
+    # zeros dropped: the same as without them
+    assert signed_rank_p_value([0, 1, 0, 2, 3, 0.0]) == 0.25
+    # ties: |d| = 1, 1, 2 get mid-ranks 1.5, 1.5, 3; signs + - +: T+ = 4.5 of 6 (mean 3); |dev| >= 1.5:
+    # T+ in {0, 1.5, 1.5, 3, 3, 4.5, 4.5, 6} -> 0, 1.5, 1.5, 4.5, 4.5, 6 -> 6 of 8
+    assert signed_rank_p_value([1, -1, 2]) == 6 / 8
+    # quickstart-like data: many ties at two magnitudes, all agree with brute-force enumeration
+    data = [0.5, 0.5, 0.5, -0.5, 1.0, 1.0, -1.0, 0.5, 0.25, 0.5, 1.0, -0.25]
+    assert signed_rank_p_value(data) == pytest.approx(_brute_signed_rank_p(data))
+    assert signed_rank_p_value([]) == 1.0 and signed_rank_p_value([0.0, 0.0]) == 1.0
+
+
+def test_signed_rank_matches_scipy_exact_without_ties():
+    from scipy.stats import wilcoxon
+
+    from rlvr.eval.stats import signed_rank_p_value
+
+    diffs = [0.3, -1.2, 2.5, 0.7, 1.9, -0.4, 3.1, 0.05, 1.1]
+    assert signed_rank_p_value(diffs) == pytest.approx(float(wilcoxon(diffs, method="exact").pvalue))
+
+
+def test_holm_adjusted_p_values_by_hand():
+    from rlvr.eval.stats import holm
+
+    # sorted 0.01, 0.03, 0.04, 0.5 -> x4, x3, x2, x1 = 0.04, 0.09, 0.08 -> 0.09 (monotone), 0.5
+    assert holm([0.01, 0.04, 0.03, 0.5]) == pytest.approx([0.04, 0.09, 0.09, 0.5])
+    assert holm([0.6, 0.9]) == pytest.approx([1.0, 1.0])
+    assert holm([0.02]) == [0.02] and holm([]) == []
+
+
+def test_pooled_task_sign_test_counts_each_task_once():
+    from rlvr.eval.stats import pooled_task_sign_test
+
+    # 3 runs over the same 10 tasks; per task the mean change across runs decides its sign
+    before = [{f"t{i}": False for i in range(10)} for _ in range(3)]
+    after = [{f"t{i}": i < 6 for i in range(10)}, {f"t{i}": i < 5 for i in range(10)}, {f"t{i}": i < 1 for i in range(10)}]
+    before[2]["t9"] = True  # t9 lost in run 2 only: mean change -1/3
+    t = pooled_task_sign_test(before, after)
+    assert (t.n_tasks, t.runs, t.improved, t.worsened) == (10, 3, 6, 1)
+    # exact two-sided sign test: 6 of 7 -> 2 * (C(7,6) + C(7,7)) / 2^7
+    assert t.p_value == pytest.approx(2 * (7 + 1) / 2 ** 7)
+    assert t.mean_change == pytest.approx((6 + 5 + 1 - 1) / 3 / 10)
+    # a task missing from one run is left out
+    del after[1]["t0"]
+    assert pooled_task_sign_test(before, after).n_tasks == 9
+    with pytest.raises(ValueError):
+        pooled_task_sign_test(before, after[:2])

@@ -26,14 +26,24 @@ def test_a_row_keeps_the_rl_stage_tests_and_prorates_the_training_minutes():
     assert row["splits"]["in"]["p_value_rl"] == 0.34 and "em_before" not in row["splits"]["in"]
 
 
-def test_the_smallest_significant_budget_reads_either_declared_test_on_the_split():
-    rows = [budget_row(54, 72, 1440.0, {"in": _split(12, 3, 0.04, 0.2)}),
-            budget_row(18, 72, 1440.0, {"in": _split(7, 3, 0.34, 0.56), "out": _split(9, 0, 0.004, 0.01)}),
-            budget_row(36, 72, 1440.0, {"in": _split(9, 3, 0.15, 0.03)})]
-    assert smallest_significant(rows) == 36
-    assert smallest_significant(rows, "out") == 18
-    assert smallest_significant(rows, alpha=0.01) is None
-    assert smallest_significant([]) is None
+def test_the_smallest_significant_budget_holm_corrects_the_primary_test_over_the_budgets():
+    from rlvr.train.claims import PrimaryTest
+
+    # primary p 0.03 / 0.01 / 0.2 at 18 / 36 / 54 steps; Holm: 0.01 x 3 = 0.03, 0.03 x 2 = 0.06, 0.2
+    rows = [budget_row(54, 72, 1440.0, {"in": _split(12, 3, 0.2, 0.001)}),
+            budget_row(18, 72, 1440.0, {"in": _split(7, 3, 0.03, 0.56), "out": _split(9, 0, 0.004, 0.01)}),
+            budget_row(36, 72, 1440.0, {"in": _split(9, 3, 0.01, 0.5)})]
+    found = smallest_significant(rows)
+    assert found["steps"] == 36
+    assert found["p_holm"] == pytest.approx({"18": 0.06, "36": 0.03, "54": 0.2})
+    # the Wilcoxon p (0.001 at 54 steps) is not the declared test, and "out" is not the declared split
+    assert smallest_significant(rows, PrimaryTest(alpha=0.01))["steps"] is None
+    # a recipe that declares the Wilcoxon test reads its p instead: 0.001 x 3 = 0.003 at 54 steps
+    wil = PrimaryTest(test="wilcoxon")
+    rows_w = [budget_row(r["steps"], 72, 1440.0, {"in": _split(1, 1, 1.0, p)}, primary=wil)
+              for r, p in zip(rows, (0.001, 0.56, 0.5))]
+    assert smallest_significant(rows_w, wil)["steps"] == 54
+    assert smallest_significant([]) == {"steps": None, "p_holm": {}}
 
 
 def test_the_table_has_a_line_per_budget_and_split_in_step_order():

@@ -39,12 +39,22 @@ def test_quickstart_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
         overrides=["--model_name_or_path", tiny_model, "--max_completion_length", "8", "--report_to", "none",
                    "--save_steps", "2", "--sft_steps", "1", "--sft_train_size", "2", "--sft_batch_size", "2"],
     )
-    assert set(result.before) == set(result.after) == {"in", "cross", "out"}
+    assert set(result.before) == set(result.after) == {"in", "cross", "out", "valid"}
     assert result.train["steps"] == 2
     saved = json.loads((tmp_path / "qs" / "quickstart.json").read_text())
     assert saved["after"]["in"]["n"] == 1
     summary = json.loads((tmp_path / "qs" / "summary.json").read_text())
-    assert set(summary["splits"]) == {"in", "cross", "out"} and summary["steps"] == 2
+    assert set(summary["splits"]) == {"in", "cross", "out", "valid"} and summary["steps"] == 2
+    # the recipe's declared primary test first; the other tests on claim splits Holm-corrected; valid apart
+    primary = summary["primary"]
+    assert (primary["stage"], primary["split"], primary["test"]) == ("rl", "test_in", "mcnemar")
+    assert primary["p_value"] == summary["splits"]["in"]["p_value_rl"] and primary["n"] == 1
+    names = {s["name"] for s in summary["secondary"]}
+    assert "rl/mcnemar/in" not in names and {"rl/wilcoxon/in", "base/mcnemar/out"} <= names
+    assert not any(s["split"] == "valid" for s in summary["secondary"])
+    assert all(s["p_holm"] >= s["p_value"] for s in summary["secondary"])
+    assert set(summary["tuning"]) == {"valid"}
+    assert summary["budget_smallest_significant"]["steps"] is None
     # --eval-every 1: the step-1 checkpoint scored like the final model, then the final model's row
     assert [row["steps"] for row in summary["budget"]] == [1, 2]
     assert summary["budget"][-1]["splits"]["in"]["p_value_rl"] == summary["splits"]["in"]["p_value_rl"]
@@ -64,6 +74,7 @@ def test_quickstart_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
     assert (tmp_path / "qs" / "train" / "adapter_model.safetensors").is_file()
     report = (tmp_path / "qs" / "quickstart.md").read_text()
     assert "| in |" in report and "format ok" in report
+    assert report.index("PRIMARY TEST (declared in the recipe)") < report.index("| in |")
     assert "against its step budget" in report and "| 1 |" in report
     assert (tmp_path / "qs" / "quickstart.png").stat().st_size > 10_000
 
@@ -121,4 +132,5 @@ def test_the_quickstart_recipe_has_a_fixed_step_budget():
     from rlvr.train.data import eval_set_specs
 
     sizes = {spec["split"]: spec["size"] for spec in eval_set_specs(task_args).values()}
-    assert sizes["test_in"] >= 100 and sizes["test_cross"] > 0 and sizes["test_out"] > 0
+    assert sizes["test_in"] >= 100 and sizes["test_cross"] > 0 and sizes["test_out"] > 0 and sizes["valid"] >= 100
+    assert task_args.primary_test == {"stage": "rl", "split": "test_in", "test": "mcnemar", "alpha": 0.05}

@@ -40,24 +40,53 @@ def test_error_kind(seeds, task, answer, kind):
     assert seeds.error_kind(task.to_dict(), rollout) == kind
 
 
-def test_the_budget_table_lists_each_run_at_each_step_budget(seeds):
+def _write_records(folder, stage, right_ids, n=10):
+    import json
+
+    (folder / stage).mkdir(parents=True, exist_ok=True)
+    records = [{"id": f"t{i}", "split": "test_in", "split_group": "in",
+                "rollouts": [{"correct": f"t{i}" in right_ids, "reason": "ok", "reward": 1.0}]} for i in range(n)]
+    (folder / stage / "records.json").write_text(json.dumps(records))
+
+
+def test_the_budget_table_lists_each_run_at_each_step_budget_and_pools_seeds_over_tasks(seeds, tmp_path):
     def split(gained, lost, em_after):
         return {"n": 100, "em_warm": 0.6, "em_se_warm": 0.05, "em_after": em_after, "gained_rl": gained, "lost_rl": lost,
                 "p_value_rl": 0.04, "better_rl": gained, "worse_rl": lost, "reward_p_value_rl": 0.2}
 
     def run(seed):
-        return {"seed": seed, "budget": [
+        return {"seed": seed, "steps": 36, "budget": [
             {"steps": 36, "train_minutes": 12.0, "splits": {k: split(9, 3, 0.66) for k in ("in", "cross", "out")}},
             {"steps": 18, "train_minutes": 6.0, "splits": {k: split(4, 5, 0.59) for k in ("in", "cross", "out")}}]}
 
-    lines = seeds.budget_table([("a", run(0)), ("b", run(1))]).splitlines()
+    folders = [tmp_path / "a", tmp_path / "b"]
+    for f, step18, final in zip(folders, ({"t0", "t1"}, {"t0"}), ({"t0", "t1", "t2", "t3"}, {"t0", "t1", "t2", "t9"})):
+        _write_records(f, "eval_warm", {"t0", "t9"})
+        _write_records(f, "eval_step18", step18)
+        _write_records(f, "eval_after", final)
+    lines = seeds.budget_table([("a", run(0)), ("b", run(1))], folders).splitlines()
     seeds_column = [line.strip("|").split("|")[2].strip() for line in lines[2:]]
-    assert len(lines) == 8 and seeds_column == ["0", "1", "pooled", "0", "1", "pooled"]
+    assert len(lines) == 8 and seeds_column == ["0", "1", "pooled over tasks", "0", "1", "pooled over tasks"]
     assert lines[2] == "| 18 | 6.0 | 0 | 60 → 59 | +4 −5, 0.04 | 4 / 5, 0.2 | -0.2, -0.2, -0.2 | – |"
     assert lines[5].startswith("| 36 | 12.0 | 0 | 60 → 66 | +9 −3, 0.04 |")
-    assert lines[4] == "| 18 | | pooled | | +8 −10, 0.81 | | | |"   # binomial: 8 of 18, two-sided
-    assert lines[7] == "| 36 | | pooled | | +18 −6, 0.023 | | | |"
+    # step 18: t1 up in run a only (mean +1/2), t9 down in both: 1 up, 1 down -> p = 1
+    assert lines[4] == "| 18 | | pooled over tasks | | 1 tasks up, 1 down (10 tasks), sign test 1 | | | |"
+    # final: t1, t2 up in both, t3 up in a (+1/2), t9 down in a (-1/2): 3 up, 1 down -> 2 * 5 / 16
+    assert lines[7] == "| 36 | | pooled over tasks | | 3 tasks up, 1 down (10 tasks), sign test 0.62 | | | |"
     assert seeds.budget_table([("a", {"seed": 0})]) == ""
+    pooled = seeds.pooled_rows(folders)
+    assert (pooled["improved"], pooled["worsened"], pooled["n_tasks"], pooled["runs"]) == (3, 1, 10, 2)
+    assert "3 tasks improved on average, 1 got worse" in seeds.pooled_line(pooled)
+    assert seeds.pooled_rows(folders[:1]) is None
+
+
+def test_the_primary_table_reads_the_declared_test_and_the_holm_secondaries(seeds):
+    summary = {"seed": 2, "primary": {"stage": "rl", "test": "mcnemar", "split": "test_in", "up": 8, "down": 1, "n": 100,
+                                      "p_value": 0.039, "alpha": 0.05, "significant": True},
+               "secondary": [{"name": "base/mcnemar/in", "p_holm": 1e-6}, {"name": "rl/wilcoxon/in", "p_holm": 0.2}]}
+    lines = seeds.primary_table([("x", summary)]).splitlines()
+    assert lines[2] == "| 2 | rl / mcnemar / test_in | +8 −1 of 100 | 0.039 | yes at 0.05 | base/mcnemar/in (1e-06) |"
+    assert seeds.primary_table([("x", {"seed": 0})]) == ""
 
 
 def test_the_budget_plot_never_replaces_an_existing_file_without_overwrite(seeds, tmp_path, capsys):

@@ -30,10 +30,11 @@ Bounded work: every solver is polynomial except the longest carbon chain
 (:mod:`~rlvr.chem.molecules.brics`), which are exact within documented work bounds;
 :func:`molecule_features_with_status` reports any feature whose value is only the best found.
 Conventions: ``convention="rlvr"`` (default) gives the values above; ``convention="moleculariq"``
-takes the keys whose meaning differs from the MolecularIQ benchmark's by a convention from
-:mod:`~rlvr.chem.molecules.moleculariq` (functional groups counted and indexed as the benchmark
+gives the MolecularIQ benchmark's answer key, quirks included, taking the keys where it differs
+from :mod:`~rlvr.chem.molecules.moleculariq` (functional groups counted and indexed as the benchmark
 does, plus its ``_nbrInstances`` keys and its 63 extra groups; its reaction templates; oxidation
-states and longest-chain ties on the molecule as written). See ``docs/features.md`` for every
+states, longest-chain ties, ``hba_index``, ``aromatic_ring_index`` and ``spiro_index`` on the
+molecule as written; BRICS counts where rlvr's search is bounded). See ``docs/features.md`` for every
 definition and ``docs/moleculariq_compat.md`` for every key compared with the benchmark's solver.
 """
 from __future__ import annotations
@@ -223,8 +224,14 @@ def _materialise_moleculariq(smiles: str, keys: Iterable[str] | None, table: Any
         raise FeatureError(str(exc)) from exc
     if "longest_carbon_chain_index" in own and "longest_carbon_chain_index" not in overlay:
         overlay.update(_materialise(smiles, ["longest_carbon_chain_index"], table).values)
+    bounded = dict(base.bounded)
+    if "brics_decomposition" in bounded and "brics_decomposition_count" in wanted:
+        exact = moleculariq.brics_fragment_count(smiles)  # the benchmark's exhaustive enumeration
+        if exact is not None:
+            overlay["brics_decomposition_count"] = exact
+            del bounded["brics_decomposition"]
     values = {k: overlay[k] if k in overlay else base.values[k] for k in wanted}
-    return FeatureReport(values, base.bounded)
+    return FeatureReport(values, bounded)
 
 
 def _report(smiles: str, keys: Iterable[str] | None, convention: str, table: Any = None) -> FeatureReport:

@@ -1,4 +1,4 @@
-"""The ``moleculariq`` feature convention: the MolecularIQ benchmark's answers where rlvr's differ by convention.
+"""The ``moleculariq`` feature convention: the MolecularIQ benchmark's answer key, quirks included.
 
 rlvr's feature keys are the benchmark's names, but a few keys mean something else by design
 (``docs/moleculariq_compat.md`` lists every shared key). ``molecule_features(smiles,
@@ -16,14 +16,18 @@ convention="moleculariq")`` takes the keys below from this module and every othe
   kekulises the canonical atom order, so its values never depend on the presentation).
 - **Longest carbon chain index**: among equally long chains, the one the benchmark's depth-first
   search finds first.
+- **Ring, acceptor and spiro indices**: ``hba_index`` takes the benchmark's acceptor pattern,
+  whose aromatic ``n`` has no connection limit (pyrrole-type N included, which its own
+  ``hba_count``, RDKit's ``CalcNumHBA``, rejects); ``aromatic_ring_index`` the atoms of every ring
+  whose atoms are all aromatic (its count takes rings of aromatic bonds); ``spiro_index`` the atoms
+  in exactly two rings that share only that atom (its count, ``CalcNumSpiroAtoms``, has no
+  two-ring limit).
+- **BRICS fragment count**: where rlvr's bounded BRICS search stops, RDKit's ``BRICSDecompose``
+  as the benchmark calls it (molecules up to :data:`BRICS_EXACT_LIMIT` heavy atoms).
 
-Where the benchmark's answer is a bug, this convention keeps a corrected answer (the fixes are
-listed in :data:`FIXED_GROUPS` and the document above): its oxime pattern (``N=C-OH``) matches no
-oxime, a phosphate triester is six phosphonates, every ``S(=O)(=O)`` is a sulfone, every
-``P=O`` a phosphine oxide, an amine N-oxide a quaternary ammonium, and a lactam is counted once
-per ring neighbour of its nitrogen. Its ``hba_index``, ``aromatic_ring_index`` and
-``spiro_index`` disagree with its own counts on some molecules and are not reproduced, nor is
-its longest-chain search beyond 60 carbons (unbounded recursion).
+The benchmark's answers are reproduced where they contradict its own feature names or counts
+(:data:`QUIRKS`, ``docs/moleculariq_compat.md``); the default convention keeps rlvr's consistent
+answers. Not reproduced: its longest-chain search beyond 60 carbons (unbounded recursion).
 """
 from __future__ import annotations
 
@@ -31,7 +35,7 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from rdkit import Chem, RDLogger
-from rdkit.Chem import rdChemReactions
+from rdkit.Chem import BRICS, rdChemReactions
 
 from rlvr.chem.molecules.functional_groups import FUNCTIONAL_GROUP_NAMES, functional_group_instances
 from rlvr.chem.molecules.moleculariq_data import functional_group_smarts, template_smirks
@@ -48,24 +52,27 @@ _OX_ELEMENTS = ("C", "N", "O", "P", "S")
 #: the benchmark's exact longest-chain search gives up (recursing without end) above this many carbons
 CHAIN_DFS_LIMIT = 60
 
-#: benchmark groups whose definition is a bug, with the corrected pattern used in this convention
-FIXED_GROUPS: dict[str, str] = {
-    # benchmark: [NX2]=[CX3][OX2H] (an imidic acid N=C-OH; misses every C=N-OH)
-    "oxime": "[CX3]=[NX2][OX2H]",
-    # benchmark: [NX4H0+] (also amine N-oxides R3N+-O-)
-    "quaternary_ammonium": "[NX4H0+;!$([N+][OX1-])]",
-    # benchmark: any S(=O)(=O) (sulfonamides, sulfonyl chlorides, sulfonates, sulfates)
-    "sulfone": "[$([SX4;$(S([#6])[#6])](=[OX1])(=[OX1])),$([SX4+2;$(S([#6])[#6])]([OX1-])([OX1-]))]",
-    # benchmark: any P=O (phosphates, phosphonates, phosphoramides)
-    "phosphine_oxide": "[PX4;$(P([#6])([#6])[#6])]=[OX1]",
-    # benchmark: [PX4](=[OX1])([OX2][#6])[OX2] without the C-P bond; one instance per phosphorus below
-    "phosphonate": "[PX4;$(P[#6])](=[OX1])([OX2][#6])[OX2]",
-    # benchmark: [#6X3;R](=O)[NX3;R][*;R] (the third atom any ring atom, so an N-aryl lactam counts
-    # once per ring neighbour); here the N-X bond is a ring bond and one instance per C(=O)-N bond
-    "lactam": "[#6X3;R](=O)@[NX3;R]@[*;R]",
+#: the benchmark's answers that contradict its own feature names or counts, all reproduced here
+#: (the default convention keeps rlvr's answers; ``docs/moleculariq_compat.md`` shows an example of each)
+QUIRKS: dict[str, str] = {
+    "hba_index": "aromatic n of any connectivity (pyrrole-type N too); its hba_count does not count those",
+    "aromatic_ring_index": "rings whose atoms are all aromatic; its count takes rings of aromatic bonds",
+    "spiro_index": "atoms in exactly two rings sharing only that atom; its count has no two-ring limit",
+    "oxime": "pattern N=C-OH (an imidic acid): no C=N-OH oxime matches",
+    "quaternary_ammonium": "any four-connected N+ without H: amine N-oxides count",
+    "sulfone": "any S(=O)(=O): sulfonamides, sulfonyl chlorides, sulfonates and sulfates count",
+    "phosphine_oxide": "any P=O: phosphates and phosphonates count",
+    "phosphonate": "no C-P bond required and one instance per match: trimethyl phosphate is six",
+    "lactam": "one instance per ring neighbour of the N: an N-aryl lactam counts twice, aryl C indexed",
 }
-#: fixed groups counted once per key atom (pattern position) rather than once per match
-_INSTANCE_KEY: dict[str, tuple[int, ...]] = {"phosphonate": (0,), "lactam": (0, 2)}
+#: the benchmark's H-bond acceptor pattern for its index (aromatic n without RDKit's X2 restriction)
+HBA_INDEX_PATTERN = Chem.MolFromSmarts(
+    "[$([O,S;H1;v2]-[!$(*=[O,N,P,S])]),$([O,S;H0;v2]),$([O,S;-]),"
+    "$([N;v3;!$(N-*=!@[O,N,P,S])]),$([nH0,o,s;+0])]")
+#: largest molecule (heavy atoms) whose BRICS fragments are enumerated exhaustively when rlvr's
+#: bounded search stops (the benchmark's pool stops at 50 heavy atoms)
+BRICS_EXACT_LIMIT = 50
+_RING_KEYS = ("hba_index", "aromatic_ring_index", "spiro_index")
 
 _SUFFIXES = ("_count", "_index", "_nbrInstances")
 
@@ -81,7 +88,7 @@ def check_convention(convention: str) -> str:
 def _group_patterns() -> dict[str, Chem.Mol]:
     out: dict[str, Chem.Mol] = {}
     for name, smarts in functional_group_smarts().items():
-        pattern = Chem.MolFromSmarts(FIXED_GROUPS.get(name, smarts))
+        pattern = Chem.MolFromSmarts(smarts)
         if pattern is not None:  # the benchmark skips (and warns about) patterns RDKit cannot read
             out[name] = pattern
     return out
@@ -101,6 +108,7 @@ def _owned_keys() -> frozenset[str]:
     for el in _OX_ELEMENTS:
         keys |= {f"oxidation_state_{el}_{mm}_{s}" for mm in ("max", "min") for s in ("count", "index")}
     keys.add("longest_carbon_chain_index")
+    keys.update(_RING_KEYS)
     return frozenset(keys)
 
 
@@ -139,8 +147,7 @@ def _groups(smiles: str) -> dict[str, tuple[tuple[int, ...], int]]:
         else:
             matches = mol.GetSubstructMatches(pattern)
             atoms = {i for m in matches for i in m}
-            key = _INSTANCE_KEY.get(name)
-            n = len({tuple(m[i] for i in key) for m in matches}) if key else len(matches)
+            n = len(matches)
         if n:
             out[name] = (tuple(sorted(atoms)), n)
     bench = _group_patterns()
@@ -185,6 +192,32 @@ def _oxidation(smiles: str) -> dict[str, tuple[int, ...]]:
     mol = _mol(smiles)
     numbers = oxidation_numbers(mol)
     return {f"{el}_{mm}": tuple(extreme_atoms(mol, numbers, el, mm)) for el in _OX_ELEMENTS for mm in ("max", "min")}
+
+
+@lru_cache(maxsize=4096)
+def _ring_indices(smiles: str) -> dict[str, tuple[int, ...]]:
+    """The benchmark's ``hba_index``, ``aromatic_ring_index`` and ``spiro_index`` of the molecule as written."""
+    mol = _mol(smiles)
+    hba = sorted({i for m in mol.GetSubstructMatches(HBA_INDEX_PATTERN) for i in m})
+    rings = [tuple(r) for r in mol.GetRingInfo().AtomRings()]
+    aromatic = sorted({i for r in rings if all(mol.GetAtomWithIdx(a).GetIsAromatic() for a in r) for i in r})
+    spiro: list[int] = []
+    if len(rings) >= 2:
+        sets = [set(r) for r in rings]
+        for idx in range(mol.GetNumAtoms()):
+            holding = [r for r in sets if idx in r]
+            if len(holding) == 2 and holding[0] & holding[1] == {idx}:
+                spiro.append(idx)
+    return {"hba_index": tuple(hba), "aromatic_ring_index": tuple(aromatic), "spiro_index": tuple(spiro)}
+
+
+def brics_fragment_count(smiles: str) -> int | None:
+    """The benchmark's BRICS fragment count (RDKit's exhaustive ``BRICSDecompose``), or None above
+    :data:`BRICS_EXACT_LIMIT` heavy atoms, where the enumeration can take unbounded time."""
+    mol = _mol(smiles)
+    if mol.GetNumHeavyAtoms() > BRICS_EXACT_LIMIT:
+        return None
+    return len(BRICS.BRICSDecompose(mol))
 
 
 def first_longest_chain(mol: Chem.Mol, length: int) -> list[int] | None:
@@ -261,6 +294,8 @@ def moleculariq_values(smiles: str, keys: Iterable[str], chain_length: int | Non
             el, mm, kind = key[len("oxidation_state_"):].split("_")
             atoms = _oxidation(smiles)[f"{el}_{mm}"]
             out[key] = list(atoms) if kind == "index" else len(atoms)
+        elif key in _RING_KEYS:
+            out[key] = list(_ring_indices(smiles)[key])
         elif key == "longest_carbon_chain_index" and chain_length is not None:
             path = first_longest_chain(_mol(smiles), chain_length)
             if path is not None:
@@ -270,5 +305,5 @@ def moleculariq_values(smiles: str, keys: Iterable[str], chain_length: int | Non
 
 def clear_caches() -> None:
     """Empty this module's caches."""
-    for fn in (_mol, _groups, _template, _oxidation):
+    for fn in (_mol, _groups, _template, _oxidation, _ring_indices):
         fn.cache_clear()

@@ -3,8 +3,8 @@
 Copied unchanged from moleculariq-core (ml-jku/moleculariq-core, MIT licence, commit a1b8963):
 ``_data/smarts_functional_groups.txt`` (``name:rank:SMARTS``) and ``_data/reaction_templates.txt``
 (``name;category;SMIRKS;description``). :mod:`rlvr.chem.molecules.moleculariq` evaluates them the
-way the benchmark's solver does for ``convention="moleculariq"``; the groups whose benchmark
-definition is a bug are replaced there, not here.
+way the benchmark's solver does for ``convention="moleculariq"``, every pattern as it is (the
+ones that contradict their group's name included, :data:`~rlvr.chem.molecules.moleculariq.QUIRKS`).
 """
 from __future__ import annotations
 

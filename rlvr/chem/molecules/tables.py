@@ -48,8 +48,10 @@ from rlvr.rng import stable_hash
 #: storage format of a table (part of its key)
 TABLE_VERSION = 2
 #: modules of :mod:`rlvr.chem.molecules` that compute no stored value (left out of the solver fingerprint):
-#: counts.py recomputes some values key by key for verdicts, checked equal to the solvers' by its tests
-NON_SOLVER_MODULES = frozenset({"tables.py", "counts.py"})
+#: counts.py recomputes some values key by key for verdicts, checked equal to the solvers' by its tests;
+#: the ``moleculariq`` convention's modules are computed on the SMILES as written, never read from a table
+NON_SOLVER_MODULES = frozenset({"tables.py", "counts.py", "moleculariq.py", "moleculariq_data.py",
+                                "moleculariq_substituents.py"})
 #: value key of the BRICS leaf count a row carries beside the core record
 BRICS_KEY = "brics_decomposition_count"
 #: the order of a row's ``values`` array: every feature key (null where a record has no value)

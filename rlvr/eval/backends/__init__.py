@@ -6,6 +6,8 @@ backends (``oracle``, ``copy-input``) need no model and give the ceiling and the
 """
 from __future__ import annotations
 
+import importlib.util
+
 from rlvr.eval.backends.base import Backend, BackendUnavailable, Completion
 from rlvr.eval.backends.hf import TransformersBackend
 from rlvr.eval.backends.openai_backend import OpenAIBackend
@@ -15,12 +17,32 @@ from rlvr.eval.backends.vllm_backend import VLLMBackend
 __all__ = [
     "Backend", "BackendUnavailable", "Completion", "CopyInputBackend", "OpenAIBackend", "OracleBackend",
     "TransformersBackend", "VLLMBackend", "copy_input_completion", "make_backend",
+    "resolve_backend",
 ]
+
+
+def resolve_backend(name: str, device: str = "auto") -> str:
+    """The backend ``auto`` stands for: ``vllm`` on a CUDA device when vLLM is importable, else ``transformers``.
+
+    Any other name is returned unchanged. ``device`` is the eval device setting (``auto``, ``cpu``,
+    ``cuda``, ``cuda:N``); ``auto`` means CUDA when torch sees one.
+    """
+    if name != "auto":
+        return name
+    if importlib.util.find_spec("vllm") is None:
+        return "transformers"
+    if device == "auto":
+        import torch
+
+        on_cuda = torch.cuda.is_available()
+    else:
+        on_cuda = str(device).startswith("cuda")
+    return "vllm" if on_cuda else "transformers"
 
 
 def make_backend(config) -> Backend:
     """The backend named by ``config.backend`` (an :class:`~rlvr.eval.config.EvalConfig`)."""
-    name = config.backend
+    name = resolve_backend(config.backend, config.device)
     if name == "oracle":
         return OracleBackend()
     if name == "copy-input":
@@ -30,6 +52,7 @@ def make_backend(config) -> Backend:
             config.model, adapter=config.adapter, device=config.device, dtype=config.dtype,
             max_new_tokens=config.max_new_tokens, temperature=config.effective_temperature,
             top_p=config.top_p, seed=config.seed, chat_template=config.chat_template, threads=config.threads,
+            static_cache=config.static_cache,
         )
     if name == "vllm":
         return VLLMBackend(

@@ -44,6 +44,12 @@ class Backend(ABC):
     def _generate(self, tasks: list[Task], samples: int) -> list[list[Completion]]:
         ...
 
+    def batching_order(self, tasks: Sequence[Task]) -> list[int]:
+        """Indices of ``tasks`` in the order to batch them: longest prompt first, so a batch's rows have
+        similar lengths (little padding). Backends that tokenize override it with token counts."""
+        lengths = [sum(len(m.get("content", "")) for m in t.prompt) for t in tasks]
+        return sorted(range(len(tasks)), key=lambda i: -lengths[i])
+
     def estimate_seconds(self, tasks: Sequence[Task], samples: int, batch_size: int) -> float | None:
         """An upper bound on the seconds :meth:`generate` needs for ``tasks`` in batches of ``batch_size``.
 

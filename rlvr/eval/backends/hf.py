@@ -39,6 +39,28 @@ def _pick_device(device: str) -> str:
     return f"cuda:{int(local_rank)}" if local_rank and local_rank.isdigit() else "cuda"
 
 
+def prepare_for_generation(model: Any) -> Any:
+    """``model`` set up for fast generation: eval mode, gradient checkpointing off, KV cache on.
+
+    Gradient checkpointing with the model in training mode makes transformers drop the KV cache
+    (every decoding step recomputes the whole sequence), and a checkpoint saved from such a run may
+    carry ``use_cache: false`` in its config; both are undone here.
+    """
+    with quiet_checkpointing_aliases():
+        if getattr(model, "is_gradient_checkpointing", False):
+            disable = getattr(model, "gradient_checkpointing_disable", None)
+            if callable(disable):
+                disable()
+    model.eval()
+    config = getattr(model, "config", None)
+    if config is not None and hasattr(config, "use_cache"):
+        config.use_cache = True
+    generation_config = getattr(model, "generation_config", None)
+    if generation_config is not None:
+        generation_config.use_cache = True
+    return model
+
+
 class TransformersBackend(Backend):
     """Generates with ``model.generate`` on CPU or GPU.
 
@@ -46,7 +68,10 @@ class TransformersBackend(Backend):
     ``model`` is a local folder, a hub id (where a hub is reachable) or ``default`` (the embedded
     SmolLM2-135M-Instruct, via :func:`rlvr.models.resolve_model`). Decoding is greedy at
     temperature 0; otherwise sampling is seeded per batch from ``seed`` and the batch's task ids,
-    with the global torch RNG restored afterwards.
+    with the global torch RNG restored afterwards. The model is prepared for generation
+    (:func:`prepare_for_generation`; an adapter is merged into the weights). ``static_cache``: a
+    static KV cache, which transformers compiles (``torch.compile``) on CUDA; off by default, since
+    the first call of each batch shape pays for the compilation.
     """
 
     name = "transformers"
@@ -64,6 +89,8 @@ class TransformersBackend(Backend):
         seed: int = 0,
         chat_template: bool = True,
         threads: int | None = None,
+        static_cache: bool = False,
+        merge_adapter: bool = True,
     ) -> None:
         super().__init__()
         try:
@@ -94,9 +121,12 @@ class TransformersBackend(Backend):
                 raise BackendUnavailable("--adapter needs peft: pip install 'rlvr-chem[train]'") from exc
             with quiet_checkpointing_aliases():
                 # merged into the weights for generation: the same model, without LoRA's extra matmuls per layer
-                model_obj = PeftModel.from_pretrained(model_obj, adapter).merge_and_unload()
+                model_obj = PeftModel.from_pretrained(model_obj, adapter)
+                if merge_adapter:  # False only to measure what merging buys
+                    model_obj = model_obj.merge_and_unload()
         self.adapter = adapter
-        self.model = model_obj.to(self.device).eval()
+        self.model = prepare_for_generation(model_obj.to(self.device))
+        self.static_cache = bool(static_cache)
         self.tokenizer = tokenizer
         self.max_new_tokens = int(max_new_tokens)
         self.temperature = float(temperature)
@@ -113,12 +143,26 @@ class TransformersBackend(Backend):
             num_return_sequences=samples,
             pad_token_id=self.tokenizer.pad_token_id,
             eos_token_id=self.tokenizer.eos_token_id,
+            use_cache=True,
         )
+        if self.static_cache:
+            # a fixed-shape KV cache; transformers compiles the forward pass for it on CUDA (not on CPU)
+            kwargs["cache_implementation"] = "static"
         if self.temperature > 0:
             kwargs.update(do_sample=True, temperature=self.temperature, top_p=self.top_p)
         else:
             kwargs.update(do_sample=False)
         return GenerationConfig(**kwargs)
+
+    def prompt_lengths(self, tasks: Sequence[Task]) -> list[int]:
+        """Each task's prompt length in tokens (as rendered for generation)."""
+        texts = [render_prompt(self.tokenizer, t.prompt, self.chat_template) for t in tasks]
+        return [len(ids) for ids in self.tokenizer(texts, add_special_tokens=False)["input_ids"]]
+
+    def batching_order(self, tasks: Sequence[Task]) -> list[int]:
+        """Longest prompt (in tokens) first: rows of similar length share a batch, so little padding."""
+        lengths = self.prompt_lengths(tasks)
+        return sorted(range(len(tasks)), key=lambda i: -lengths[i])
 
     def _encode(self, tasks: Sequence[Task]) -> Any:
         """The batch's prompts, rendered, tokenized and left-padded, on the model's device."""
@@ -233,6 +277,7 @@ class TransformersBackend(Backend):
         return {
             "backend": self.name, "model": self.model_name, "model_path": self.model_path, "adapter": self.adapter,
             "device": self.device, "dtype": self.dtype, "parameters": sum(p.numel() for p in self.model.parameters()),
+            "static_cache": self.static_cache,
         }
 
     def close(self) -> None:

@@ -131,6 +131,14 @@ class MoleculesLayout:
     """The ``molecules`` report layout (see the module docstring)."""
 
     name = "molecules"
+    #: what the quickstart report's columns mean for these families (:func:`rlvr.eval.layouts.metric_note`)
+    metric_note = ("format ok = the completion has an <answer> block holding one JSON object; exact match = every "
+                   "asked key has exactly the right value (a count the right integer, an index answer the exact "
+                   "set of atoms, a generated molecule meeting every constraint); no partial credit per key")
+
+    def task_group(self, task: Task) -> str:
+        """The question kind a task belongs to in per-kind tables: its asked feature(s), joined by ``+``."""
+        return "+".join(task.meta.get("features") or sorted(task.ground_truth))
 
     def task_info(self, task: Task) -> dict[str, Any]:
         """Task type, load, complexity bin, presentation, features (with categories) and asked keys."""

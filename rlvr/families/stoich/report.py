@@ -76,6 +76,8 @@ class StoichLayout:
     """The ``stoich`` report layout (see the module docstring)."""
 
     name = "stoich"
+    metric_note = ("format ok = the completion has an <answer> block that parses; exact match = the whole product bag "
+                   "is right; F1 = partial credit on (molecule, coefficient) counts")
 
     def task_info(self, task: Task) -> dict[str, Any]:
         """Encoding, type, augmentation, semantics, prompt mode, reaction class and stereo flag."""

@@ -166,7 +166,8 @@ def test_generation_is_scored_with_the_benchmarks_key_meaning():
 
     assert ok("fg", "CSCC(=O)OC") and not ok("fg", "COC(=O)CCOC")
     assert ok("atoms", "CC(=O)C") and not ok("atoms", "CCC(=O)CCC(=O)C")  # ketone "count" = atoms in the matches
-    assert ok("oxime", "CC(C)=NO")  # the benchmark's own oxime pattern misses acetone oxime; rlvr keeps the fix
+    # graded as the benchmark grades: its oxime pattern (N=C-OH) misses acetone oxime and matches an imidic acid
+    assert not ok("oxime", "CC(C)=NO") and ok("oxime", "CC(O)=N")
     # rlvr's convention reads _nbrInstances as its instance _count and has no thioether key
     plain, report = load_questions(rows, families=FAMILIES, convention="rlvr")
     assert report.skipped == {"unsupported_constraint": 1} and plain[0].ground_truth["constraints"][0]["key"] == \

@@ -1,0 +1,113 @@
+"""The molecules main-job recipe: it parses, its eval sets are the family's held-out splits at their sizes,
+its rewards are exact, and the default eval splits and metric notes come from the family's own hooks."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import rlvr
+from rlvr.datasets import Mixture
+from rlvr.eval.layouts import GENERIC_LAYOUT, accuracy_by_group, metric_note, task_group
+from rlvr.registry import get_family
+from rlvr.train.config import DEFAULT_EVAL_SPLITS, TaskArguments
+from rlvr.train.data import default_eval_splits, eval_set_specs, held_out_splits
+from rlvr.train.entry import find_recipe
+from rlvr.train.sft import parse_sft_recipe
+
+
+@pytest.fixture(scope="module")
+def recipe():
+    return parse_sft_recipe(["--config", find_recipe("quickstart_molecules")], prog="test")
+
+
+def test_default_eval_splits_are_the_families_held_out_splits():
+    assert default_eval_splits(TaskArguments(families=["stoich.t1"])) == list(DEFAULT_EVAL_SPLITS)
+    assert default_eval_splits(TaskArguments(families=["stoich.t2"])) == list(DEFAULT_EVAL_SPLITS)
+    assert default_eval_splits(TaskArguments(families=["mol.count"])) == ["easy", "hard"]
+    assert default_eval_splits(TaskArguments(families=["mol.index", "mol.count"])) == ["easy", "hard"]
+    assert default_eval_splits(TaskArguments(families=["stoich.balance"])) == ["test"]
+    for family in ("stoich.t1", "mol.count", "stoich.byproduct"):
+        assert "train" not in held_out_splits(family)
+        assert set(held_out_splits(family)) <= set(get_family(family).splits)
+    with pytest.raises(ValueError, match="share no held-out split"):
+        default_eval_splits(TaskArguments(families=["stoich.t1", "mol.count"]))
+
+
+def test_the_recipe_scores_held_out_molecules_at_fixed_sizes(recipe):
+    task_args, sft_args, training_args, _ = recipe
+    assert [m.family for m in task_args.mix()] == ["mol.count"] and task_args.train_split == "train"
+    specs = eval_set_specs(task_args)
+    assert {name: (s["split"], s["size"]) for name, s in specs.items()} == {
+        "hard": ("hard", 100), "easy": ("easy", 50), "train_tune": ("train", 40)}
+    # every held-out split of the family is scored; the tuning set is the only one drawn from train
+    assert set(default_eval_splits(task_args)) <= {s["split"] for s in specs.values()}
+    assert specs["hard"]["size"] >= 100
+    # the eval tasks ask only the screened features, one per question, in the training prompt
+    keys = set(task_args.task_options["keys"])
+    for spec in specs.values():
+        task = Mixture(list(spec["mix"]), spec["split"], task_args.eval_seed).task_at(0)
+        assert task.meta["split"] == spec["split"] and set(task.ground_truth) <= keys and len(task.ground_truth) == 1
+        assert task.prompt[0]["role"] == "system" and "<answer>" in task.prompt[0]["content"]
+    assert sft_args.sft_steps > 0 and training_args.max_steps > 0
+
+
+def test_the_recipe_rewards_are_exact(recipe):
+    task_args = recipe[0]
+    assert task_args.reward_funcs == ["chem_reward"] and task_args.reward_mode == "em"
+    task = Mixture(task_args.mix(), "hard", task_args.eval_seed).task_at(3)
+    spec = get_family("mol.count")
+    assert spec.check(task, spec.oracle(task), reward=task_args.reward_mode).reward == 1.0
+    key, value = next(iter(task.ground_truth.items()))
+    wrong = spec.check(task, f'<answer>{{"{key}": {int(value) + 1}}}</answer>', reward=task_args.reward_mode)
+    assert wrong.reward == 0.0 and not wrong.correct
+
+
+def test_metric_notes_come_from_the_report_layouts():
+    molecules = metric_note("mol.count")
+    assert "exact match" in molecules and molecules != GENERIC_LAYOUT.metric_note
+    assert metric_note("mol.index") == molecules
+    assert "exact match" in metric_note("stoich.t1")
+
+
+@pytest.mark.slow
+def test_quickstart_molecules_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
+    from rlvr.train.quickstart import run_quickstart
+
+    result = run_quickstart(
+        recipe="quickstart_molecules", output_dir=str(tmp_path / "qs"), max_steps=1, eval_size=1, max_new_tokens=8,
+        overrides=["--model_name_or_path", tiny_model, "--max_completion_length", "8", "--report_to", "none",
+                   "--save_steps", "1", "--sft_steps", "1", "--sft_train_size", "2", "--sft_batch_size", "2",
+                   "--sft_max_length", "128"],
+    )
+    groups = set(result.after)
+    assert set(result.before) == groups and len(groups) == 3 and {"easy", "hard"} <= groups
+    assert result.train["steps"] == 1
+    assert all(score.n == 1 for score in result.after.values())
+    # the recipe's declared primary test is base -> final on hard; the train_tune set is tuning only
+    summary = json.loads((tmp_path / "qs" / "summary.json").read_text())
+    assert (summary["primary"]["stage"], summary["primary"]["split"]) == ("base", "hard")
+    assert summary["tuning"] and not any(s["split"] in summary["tuning"] for s in summary["secondary"])
+    # per kind of question (the asked feature) at every stage, held-out sets only: easy + hard = 2 tasks
+    assert summary["by_kind"] and all(set(cells) == {"base", "warm start", "final"} for cells in summary["by_kind"].values())
+    assert sum(cells["final"][1] for cells in summary["by_kind"].values()) == 2
+    report = (tmp_path / "qs" / "quickstart.md").read_text()
+    assert "exact match per kind of question" in report and "product bag" not in report
+
+
+def test_accuracy_by_question_kind_uses_the_layouts_hook(recipe):
+    task_args = recipe[0]
+    tasks = [Mixture(task_args.mix(), "hard", task_args.eval_seed).task_at(i) for i in range(12)]
+    spec = get_family("mol.count")
+    # the oracle's answer on even tasks, a wrong count on odd ones, scored by the checker itself
+    correct = {}
+    for i, task in enumerate(tasks):
+        key, value = next(iter(task.ground_truth.items()))
+        completion = spec.oracle(task) if i % 2 == 0 else f'<answer>{{"{key}": {int(value) + 1}}}</answer>'
+        correct[task.id] = spec.check(task, completion).correct
+    table = accuracy_by_group(tasks, correct)
+    assert set(table) == {t.meta["features"][0] for t in tasks} <= set(task_args.task_options["keys"])
+    assert sum(n for _, n in table.values()) == 12 and sum(r for r, _ in table.values()) == 6
+    assert task_group(tasks[0]) == tasks[0].meta["features"][0]
+    stoich = rlvr.generate("stoich.t1", split="test_in", seed=0, index=0)
+    assert task_group(stoich) is None and accuracy_by_group([stoich], {stoich.id: True}) == {}
