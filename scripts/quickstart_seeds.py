@@ -72,6 +72,8 @@ def pooled_rows(folders: list[Path], group: str = "in", stages: list[str] | None
     if len(folders) < 2 or any(m is None for m in warm + after):
         return None
     t = pooled_task_sign_test(warm, after)  # type: ignore[arg-type]
+    if t.n_tasks == 0:  # the runs share no task of this split group
+        return None
     return {"n_tasks": t.n_tasks, "runs": t.runs, "improved": t.improved, "worsened": t.worsened,
             "mean_change": t.mean_change, "p_value": t.p_value}
 
@@ -178,11 +180,12 @@ def errors_table(runs: list[tuple[str, Path]]) -> str:
             record = json.loads(line)
             task = tasks[record["task_id"]]
             split = task["meta"]["split"].removeprefix("test_")
-            counts[split][error_kind(task, record["rollouts"][0])] += 1
+            counts.setdefault(split, Counter())[error_kind(task, record["rollouts"][0])] += 1
         per_run.append(counts)
     lines = ["| split | " + " | ".join(kinds) + " |", "|---" * (len(kinds) + 1) + "|"]
-    for split in SPLITS:
-        cells = [" / ".join(str(run[split][k]) for run in per_run) for k in kinds]
+    extra = sorted({split for run in per_run for split in run} - set(SPLITS))  # e.g. the valid tuning set
+    for split in [*SPLITS, *extra]:
+        cells = [" / ".join(str(run.get(split, Counter())[k]) for run in per_run) for k in kinds]
         lines.append(f"| {split} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

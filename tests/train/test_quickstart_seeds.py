@@ -94,3 +94,23 @@ def test_the_budget_plot_never_replaces_an_existing_file_without_overwrite(seeds
     existing.write_bytes(b"a user's file")
     assert seeds.main([str(tmp_path), "--budget-plot", str(existing)]) == 2
     assert "--overwrite" in capsys.readouterr().err and existing.read_bytes() == b"a user's file"
+
+
+def test_the_errors_table_lists_the_tuning_set_after_the_claim_splits(seeds, tmp_path):
+    import json
+
+    tasks = [rlvr.generate("stoich.t1", split, 1234, i, encoding="formula", prompt_mode="open", corpus="classic")
+             for split, i in (("test_in", 1), ("valid", 0))]
+    (tmp_path / "eval_after").mkdir()
+    (tmp_path / "eval_tasks.jsonl").write_text("".join(t.to_json() + "\n" for t in tasks))
+    answers = [tasks[0].ground_truth["products"], None]
+    lines = []
+    for task, products in zip(tasks, answers):
+        completion = ("<answer>" + ".".join(f"{{{n}}}{k}" for k, n in products.items()) + "</answer>") if products else "none"
+        v = rlvr.verify(task, completion)
+        lines.append(json.dumps({"task_id": task.id, "rollouts": [{"completion": completion, "correct": v.correct,
+                                                                    "reason": str(v.reason)}]}))
+    (tmp_path / "eval_after" / "verdicts.jsonl").write_text("\n".join(lines) + "\n")
+    table = seeds.errors_table([("a", tmp_path)]).splitlines()
+    assert [row.split("|")[1].strip() for row in table[2:]] == ["in", "cross", "out", "valid"]
+    assert table[2].startswith("| in | 1 | 0 |") and table[5].startswith("| valid | 0 | 1 |")
