@@ -35,11 +35,9 @@ import torch  # noqa: E402
 from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig  # noqa: E402
 
 from rlvr.api import verify  # noqa: E402
-from rlvr.datasets import Mixture  # noqa: E402
+from rlvr.bench.gpu import eval_tasks, measure_eval  # noqa: E402
 from rlvr.eval.backends.hf import render_prompt  # noqa: E402
 from rlvr.models import configure_tokenizer  # noqa: E402
-from rlvr.train.sft import parse_sft_recipe  # noqa: E402
-from rlvr.train.data import eval_set_specs  # noqa: E402
 
 LEVERS = {
     "baseline": {},
@@ -50,13 +48,6 @@ LEVERS = {
     "64 new tokens": {"max_new_tokens": 64},
     "stop at </answer>": {"stop": True},
 }
-
-
-def eval_tasks(n: int) -> list:
-    task_args, _, _, _ = parse_sft_recipe(["--config", str(ROOT / "recipes" / "quickstart.yaml")])
-    spec = eval_set_specs(task_args)["test_in"]
-    mixture = Mixture(list(spec["mix"]), spec["split"], task_args.eval_seed)
-    return [mixture.task_at(i) for i in range(n)]
 
 
 def run(model_dir: str, tasks: list, *, batch: int = 64, threads: int = 2, dtype=torch.float32, use_cache: bool = True,
@@ -87,8 +78,6 @@ def run(model_dir: str, tasks: list, *, batch: int = 64, threads: int = 2, dtype
 
 def rlvr_path(args: argparse.Namespace, tasks: list) -> int:
     """rlvr's eval path on ``args.device``, one lever at a time (see the module docstring)."""
-    from rlvr.bench.gpu import measure_eval
-
     first = args.batch[0]
     levers: list[tuple[str, dict]] = [(f"batch {b}", {"batch_size": b}) for b in args.batch]
     levers += [(f"unsorted, batch {first}", {"batch_size": first, "sort_by_length": False}),
@@ -123,7 +112,7 @@ def main() -> int:
     parser.add_argument("--adapter", help="rlvr's path: a LoRA adapter (adds the unmerged-adapter lever)")
     parser.add_argument("--max-new-tokens", type=int, default=80)
     args = parser.parse_args()
-    tasks = eval_tasks(args.n)
+    tasks = eval_tasks(args.n)  # the quickstart's test_in tasks, as it evaluates them
     if args.device.startswith("cuda") or args.rlvr_path:
         return rlvr_path(args, tasks)
     rows = []

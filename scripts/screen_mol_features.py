@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from typing import Any
 
 import rlvr
 from rlvr.datasets import FamilyMix, Mixture
+from rlvr.files import atomic_open
 from rlvr.reasons import answered
 
 #: the short system prompt of the molecules main job (recipes/quickstart_molecules.yaml)
@@ -173,7 +175,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-new-tokens", type=int, default=192)
     p.add_argument("--base", action="store_true", help="also score the base model")
     p.add_argument("--output-dir", default="outputs/screen-mol")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing OUTPUT_DIR/screen.json")
     a = p.parse_args(argv)
+    out = Path(a.output_dir) / "screen.json"
+    if out.exists() and not a.overwrite:
+        print(f"error: {out} exists (pass --overwrite to replace it)", file=sys.stderr)
+        return 2
     cfg = ScreenConfig(features=tuple(a.features), sft_steps=a.sft_steps, sft_batch_size=a.sft_batch_size,
                        sft_learning_rate=a.sft_learning_rate, tasks=a.tasks, k=a.k, max_new_tokens=a.max_new_tokens,
                        base=a.base, output_dir=a.output_dir)
@@ -194,8 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("base", "warm"):
         if name in result:
             print(f"\n{name} model (%, tuning tasks from train, unseen molecules):\n" + render(result[name], cfg.k))
-    out = Path(cfg.output_dir) / "screen.json"
-    out.write_text(json.dumps(result, indent=2, default=list))
+    with atomic_open(out) as fh:
+        fh.write(json.dumps(result, indent=2, default=list))
     print(f"\n{result['seconds']} s in all; {out}")
     return 0
 

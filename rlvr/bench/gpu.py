@@ -20,17 +20,24 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
-from rlvr.datasets import FamilyMix, Mixture
+from rlvr.datasets import Mixture
 from rlvr.task import Task
 
-#: the quickstart's task: open-book ChemAlgebra Type 1, formula encoding, classic-equation corpus
-DEFAULT_MIX = (FamilyMix("stoich.t1", 1.0, {"encoding": "formula", "prompt_mode": "open", "corpus": "classic"}),)
 UNAVAILABLE = "unavailable"
 
 
-def eval_tasks(n: int, *, split: str = "test_in", seed: int = 1234, mix: Sequence[FamilyMix] = DEFAULT_MIX) -> list[Task]:
-    """``n`` fixed tasks of ``split`` (the quickstart's family by default)."""
-    mixture = Mixture(list(mix), split, seed)
+def eval_tasks(n: int, *, recipe: str = "quickstart", eval_set: str = "test_in") -> list[Task]:
+    """The first ``n`` tasks of a recipe's eval set, exactly as ``rlvr quickstart`` evaluates them (the recipe's
+    mixture, prompt options and eval seed); default the CPU quickstart's in-distribution set."""
+    from rlvr.train.data import eval_set_specs
+    from rlvr.train.entry import find_recipe
+    from rlvr.train.sft import parse_sft_recipe
+
+    task_args = parse_sft_recipe(["--config", find_recipe(recipe)])[0]
+    specs = eval_set_specs(task_args)
+    if eval_set not in specs:
+        raise ValueError(f"recipe {recipe!r} has no eval set {eval_set!r} (it has {', '.join(specs)})")
+    mixture = Mixture(list(specs[eval_set]["mix"]), specs[eval_set]["split"], task_args.eval_seed)
     return [mixture.task_at(i) for i in range(int(n))]
 
 

@@ -62,17 +62,23 @@ class PairedTest:
     p_value: float
 
 
+def sign_test_p_value(up: int, down: int) -> float:
+    """Two-sided exact binomial p of ``up`` successes among ``up + down`` trials at 1/2 (1.0 with none):
+    the exact McNemar test on discordant pairs, and the sign test."""
+    if up + down == 0:
+        return 1.0
+    from scipy.stats import binomtest  # scipy.stats takes ~1 s to import: only when a test is asked for
+
+    return min(1.0, float(binomtest(up, up + down, 0.5, alternative="two-sided").pvalue))
+
+
 def paired_exact_test(before: Sequence[bool], after: Sequence[bool]) -> PairedTest:
     """The exact McNemar test of ``after`` against ``before`` (same tasks, same order)."""
     if len(before) != len(after):
         raise ValueError(f"paired outcomes need equal lengths, got {len(before)} and {len(after)}")
-    from scipy.stats import binomtest  # scipy.stats takes ~1 s to import: only when a test is asked for
-
     gained = sum(1 for b, a in zip(before, after) if not b and a)
     lost = sum(1 for b, a in zip(before, after) if b and not a)
-    discordant = gained + lost
-    p = 1.0 if discordant == 0 else float(binomtest(gained, discordant, 0.5, alternative="two-sided").pvalue)
-    return PairedTest(n=len(before), gained=gained, lost=lost, p_value=min(1.0, p))
+    return PairedTest(n=len(before), gained=gained, lost=lost, p_value=sign_test_p_value(gained, lost))
 
 
 @dataclass(frozen=True)
@@ -181,11 +187,9 @@ def pooled_task_sign_test(before_runs: Sequence[dict[str, bool]], after_runs: Se
                for i in ids]
     improved = sum(c > 1e-12 for c in changes)
     worsened = sum(c < -1e-12 for c in changes)
-    from scipy.stats import binomtest
-
-    p = 1.0 if improved + worsened == 0 else float(binomtest(improved, improved + worsened, 0.5).pvalue)
     return PooledTaskTest(n_tasks=len(ids), runs=len(before_runs), improved=improved, worsened=worsened,
-                          mean_change=sum(changes) / len(changes) if changes else float("nan"), p_value=min(1.0, p))
+                          mean_change=sum(changes) / len(changes) if changes else float("nan"),
+                          p_value=sign_test_p_value(improved, worsened))
 
 
 @dataclass(frozen=True)

@@ -41,9 +41,6 @@ class PrimaryTest:
         """The split group the eval records carry (``test_in`` -> ``in``)."""
         return SPLIT_GROUPS.get(self.split, self.split)
 
-    def describe(self) -> str:
-        return f"{TEST_NAMES[self.test]}, {STAGE_NAMES[self.stage]}, on {self.split}, alpha {self.alpha:g}"
-
     @classmethod
     def from_recipe(cls, value: Mapping[str, Any] | None, *, has_warm_start: bool,
                     default_split: str = "test_in") -> "PrimaryTest":
@@ -58,7 +55,7 @@ class PrimaryTest:
         if unknown:
             raise ValueError(f"primary_test: unknown key(s) {sorted(unknown)} (use stage, split, test, alpha)")
         raw.setdefault("stage", "rl" if has_warm_start else "base")
-        test = cls(**{k: raw[k] for k in raw})
+        test = cls(**raw)
         if test.stage not in STAGE_NAMES:
             raise ValueError(f"primary_test.stage must be one of {sorted(STAGE_NAMES)}, got {test.stage!r}")
         if test.test not in TEST_NAMES:

@@ -27,7 +27,7 @@ from rlvr.train.budget import budget_row, checkpoint_dir, checkpoint_steps, smal
 from rlvr.train.claims import PrimaryTest, declared_tests, is_tuning_split
 from rlvr.train.data import default_eval_splits, eval_set_specs
 from rlvr.train.device_budget import cuda_available
-from rlvr.train.entry import find_recipe, run_callbacks
+from rlvr.train.entry import check_families, find_recipe, run_callbacks
 from rlvr.train.plots import load_log_history, plot_before_after
 from rlvr.train.progress import SFT_KEYS, console_callbacks
 from rlvr.train.quickstart_report import (  # noqa: F401 - re-exported: the report's helpers were defined here
@@ -122,6 +122,7 @@ def run_quickstart(
     budgets = checkpoint_steps(eval_every, int(training_args.max_steps)) if eval_every else []
     if budgets:  # every scored budget needs its checkpoint; keep them all
         training_args.save_strategy, training_args.save_steps, training_args.save_total_limit = "steps", eval_every, None
+    check_families(task_args)  # before any model is converted or loaded
     if not task_args.eval_splits and not task_args.eval_sets:  # the family's own held-out splits
         task_args.eval_splits = default_eval_splits(task_args)
     specs = eval_set_specs(task_args)
@@ -137,6 +138,8 @@ def run_quickstart(
     model = resolve_model(model_args.model_name_or_path)
     model_args.model_name_or_path = model
     new_tokens = int(max_new_tokens or training_args.max_completion_length or 64)
+    # every evaluation, and the base-answer cache's key: the GPU in bfloat16 when torch sees one, else the CPU
+    eval_device, eval_dtype = ("cuda", "bfloat16") if cuda_available() else ("cpu", "float32")
     tasks_file, sizes = write_eval_tasks(out / "eval_tasks.jsonl", specs, task_args.eval_seed)
     n_eval = sum(sizes.values())
     per_set = ", ".join(f"{name} {n}" for name, n in sizes.items())
@@ -146,7 +149,8 @@ def run_quickstart(
     def stage_eval(name: str, what: str, model_path: str, adapter: str | None) -> tuple[dict[str, SplitScore], list[dict[str, Any]]]:
         _say(f"evaluating {what} on {n_eval} tasks ({per_set}), greedy")
         t0 = time.time()
-        res = evaluate(model_path, adapter, tasks_file, out / name, max_new_tokens=new_tokens, batch_size=eval_batch_size)
+        res = evaluate(model_path, adapter, tasks_file, out / name, max_new_tokens=new_tokens, batch_size=eval_batch_size,
+                       device=eval_device, dtype=eval_dtype)
         seconds[name] = round(time.time() - t0, 1)
         scores, records = score_records(res.records, reward_mode), _slim(res.records, reward_mode)
         _write_json(out / name / "scores.json", {k: asdict(v) for k, v in scores.items()})
@@ -155,11 +159,9 @@ def run_quickstart(
 
     before_file = out / "eval_before" / "scores.json"
     cached_from: str | None = None
-    on_gpu = cuda_available()  # evaluate() runs on the GPU in bfloat16 when torch sees one: never mix the two in the cache
     key = eval_cache.cache_key(model, tasks_file, {"max_new_tokens": new_tokens, "batch_size": eval_batch_size,
                                                    "reward_mode": reward_mode, "backend": "transformers",
-                                                   "device": "cuda" if on_gpu else "cpu",
-                                                   "dtype": "bfloat16" if on_gpu else "float32"})
+                                                   "device": eval_device, "dtype": eval_dtype})
     entry = eval_cache.load_entry(key) if base_cache else None
     if skip_before and before_file.is_file() and (out / "eval_before" / "records.json").is_file():
         _say("reusing the base model's scores from the previous run")

@@ -44,10 +44,14 @@ class Backend(ABC):
     def _generate(self, tasks: list[Task], samples: int) -> list[list[Completion]]:
         ...
 
+    def prompt_lengths(self, tasks: Sequence[Task]) -> list[int]:
+        """Each task's prompt length: characters here; backends that tokenize override it with token counts."""
+        return [sum(len(m.get("content", "")) for m in t.prompt) for t in tasks]
+
     def batching_order(self, tasks: Sequence[Task]) -> list[int]:
-        """Indices of ``tasks`` in the order to batch them: longest prompt first, so a batch's rows have
-        similar lengths (little padding). Backends that tokenize override it with token counts."""
-        lengths = [sum(len(m.get("content", "")) for m in t.prompt) for t in tasks]
+        """Indices of ``tasks`` in the order to batch them: longest prompt first (:meth:`prompt_lengths`),
+        so a batch's rows have similar lengths (little padding)."""
+        lengths = self.prompt_lengths(tasks)
         return sorted(range(len(tasks)), key=lambda i: -lengths[i])
 
     def estimate_seconds(self, tasks: Sequence[Task], samples: int, batch_size: int) -> float | None:

@@ -155,14 +155,9 @@ class TransformersBackend(Backend):
         return GenerationConfig(**kwargs)
 
     def prompt_lengths(self, tasks: Sequence[Task]) -> list[int]:
-        """Each task's prompt length in tokens (as rendered for generation)."""
+        """Each task's prompt length in tokens (as rendered for generation): what batching sorts on."""
         texts = [render_prompt(self.tokenizer, t.prompt, self.chat_template) for t in tasks]
         return [len(ids) for ids in self.tokenizer(texts, add_special_tokens=False)["input_ids"]]
-
-    def batching_order(self, tasks: Sequence[Task]) -> list[int]:
-        """Longest prompt (in tokens) first: rows of similar length share a batch, so little padding."""
-        lengths = self.prompt_lengths(tasks)
-        return sorted(range(len(tasks)), key=lambda i: -lengths[i])
 
     def _encode(self, tasks: Sequence[Task]) -> Any:
         """The batch's prompts, rendered, tokenized and left-padded, on the model's device."""
