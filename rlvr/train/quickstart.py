@@ -27,7 +27,7 @@ from rlvr.train.budget import budget_row, checkpoint_dir, checkpoint_steps, smal
 from rlvr.train.claims import PrimaryTest, declared_tests, is_tuning_split
 from rlvr.train.data import default_eval_splits, eval_set_specs
 from rlvr.train.device_budget import cuda_available
-from rlvr.train.entry import check_families, find_recipe, run_callbacks
+from rlvr.train.entry import find_recipe, run_callbacks
 from rlvr.train.plots import load_log_history, plot_before_after
 from rlvr.train.progress import SFT_KEYS, console_callbacks
 from rlvr.train.quickstart_report import (  # noqa: F401 - re-exported: the report's helpers were defined here
@@ -122,7 +122,6 @@ def run_quickstart(
     budgets = checkpoint_steps(eval_every, int(training_args.max_steps)) if eval_every else []
     if budgets:  # every scored budget needs its checkpoint; keep them all
         training_args.save_strategy, training_args.save_steps, training_args.save_total_limit = "steps", eval_every, None
-    check_families(task_args)  # before any model is converted or loaded
     if not task_args.eval_splits and not task_args.eval_sets:  # the family's own held-out splits
         task_args.eval_splits = default_eval_splits(task_args)
     specs = eval_set_specs(task_args)
@@ -134,6 +133,7 @@ def run_quickstart(
              "this run tests no claim")
     if eval_size is not None:  # --eval-size: every set, including eval_sets with a size of their own
         specs = {name: {**spec, "size": int(eval_size)} for name, spec in specs.items()}
+    # the recipe's families and eval sets are resolved above, so a misspelt family fails before any model loads
     _say(f"loading the model {model_args.model_name_or_path or 'default'}")
     model = resolve_model(model_args.model_name_or_path)
     model_args.model_name_or_path = model

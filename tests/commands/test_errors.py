@@ -166,6 +166,11 @@ def test_train_checks_its_families_before_any_model(tmp_path):
                 model, "--output_dir", str(tmp_path / "out"), "--eval_sets", '{"x": {"split": "test", "families": "nope"}}')
     assert proc.returncode == 2 and "unknown task family 'nope'" in proc.stderr, proc.stderr[-2000:]
     assert not (tmp_path / "out").exists() and not (tmp_path / "cache" / "models").exists()
+    # the quickstart too: its eval set names a family nobody registered, and no model is looked at
+    proc = _cli(tmp_path, "quickstart", "--output-dir", str(tmp_path / "qs"), "-s", f"model_name_or_path={model}",
+                "-s", 'eval_sets={"x": {"split": "test", "families": "nope"}}')
+    assert proc.returncode == 2 and "unknown task family 'nope'" in proc.stderr and model not in proc.stderr, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr and not (tmp_path / "cache" / "models").exists()
 
 
 def test_sft_on_a_family_without_a_solution_writer_says_so(tmp_path):
