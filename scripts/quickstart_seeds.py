@@ -24,6 +24,7 @@ from pathlib import Path
 from rlvr.answer import answer_text
 from rlvr.checkers.stoich_parse import AnswerError, formula_key, parse_bag_answer
 from rlvr.eval.stats import pooled_task_sign_test
+from rlvr.eval.suites import SPLIT_GROUPS
 from rlvr.train.budget import em_change_in_se, plot_budget, trend_summary
 from rlvr.train.plots import load_log_history
 from rlvr.train.quickstart_report import per_task_correct, reward_trend
@@ -78,11 +79,11 @@ def pooled_rows(folders: list[Path], group: str = "in", stages: list[str] | None
             "mean_change": t.mean_change, "p_value": t.p_value}
 
 
-def pooled_line(pooled: dict | None, group: str = "in") -> str:
+def pooled_line(pooled: dict | None, split: str = "test_in") -> str:
     """One sentence for the pooled-over-tasks test (empty without one)."""
     if not pooled:
         return ""
-    return (f"seeds pooled over tasks (test_{group}, warm start -> final, {pooled['runs']} runs, {pooled['n_tasks']} tasks; "
+    return (f"seeds pooled over tasks ({split}, warm start -> final, {pooled['runs']} runs, {pooled['n_tasks']} tasks; "
             f"secondary, declared before the runs): {pooled['improved']} tasks improved on average, {pooled['worsened']} got "
             f"worse, mean change {100 * pooled['mean_change']:+.1f} points, exact sign test p = {_p(pooled['p_value'])}")
 
@@ -109,6 +110,22 @@ def results_table(runs: list[tuple[str, dict]]) -> str:
                 f"| {_p(s['p_value'])} (+{s['gained']} −{s['lost']}) | +{s['gained_rl']} −{s['lost_rl']}, {_p(s['p_value_rl'])} "
                 f"| {reward_rl} | {rewards} "
                 f"| {_pct(s['format_before'])} → {_pct(s['format_warm'])} → {_pct(s['format_after'])} |")
+    return "\n".join(lines)
+
+
+def kind_table(runs: list[tuple[str, dict]]) -> str:
+    """Right answers per kind of question (summary.json's ``by_kind``: the held-out sets), base → warm start
+    → final, ``seed0 / seed1 / ...`` (empty when no run has kinds)."""
+    kinds = sorted({kind for _, s in runs for kind in (s.get("by_kind") or {})})
+    if not kinds:
+        return ""
+    stages = ("base", "warm start", "final")
+    lines = ["| kind of question | n | " + " | ".join(stages) + " |", "|---" * (len(stages) + 2) + "|"]
+    for kind in kinds:
+        cells = [(s.get("by_kind") or {}).get(kind, {}) for _, s in runs]
+        n = " / ".join(str(c[stages[-1]][1]) if stages[-1] in c else "–" for c in cells)
+        row = [" / ".join(str(c[st][0]) if st in c else "–" for c in cells) for st in stages]
+        lines.append(f"| {kind} | {n} | " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 
@@ -139,12 +156,12 @@ def times_table(runs: list[tuple[str, dict]]) -> str:
 
 def error_kind(task: dict, rollout: dict) -> str:
     """``right`` or the checker's reason (``no_answer``, ``unparsable``, ...) from the verdict record; for a
-    wrong answer that parses: ``species`` (a species wrong), ``scaled`` (every count the reaction's
+    wrong product bag that parses: ``species`` (a species wrong), ``scaled`` (every count the reaction's
     coefficient times one wrong n) or ``arithmetic`` (some coefficient x n miscomputed)."""
     if rollout["correct"]:
         return "right"
-    if rollout["reason"] in ("no_answer", "unparsable"):
-        return rollout["reason"]
+    if rollout["reason"] in ("no_answer", "unparsable") or "products" not in task["ground_truth"]:
+        return rollout["reason"]  # not a product bag (molecule counts): the checker's reason code
     text, _ = answer_text(rollout["completion"])
     try:
         terms, _form = parse_bag_answer(text or "")
@@ -175,16 +192,18 @@ def errors_table(runs: list[tuple[str, Path]]) -> str:
         for line in (folder / "eval_tasks.jsonl").read_text().splitlines():
             task = json.loads(line)
             tasks[task["id"]] = task
-        counts: dict[str, Counter] = {split: Counter() for split in SPLITS}
+        counts: dict[str, Counter] = {}
         for line in (folder / "eval_after" / "verdicts.jsonl").read_text().splitlines():
             record = json.loads(line)
             task = tasks[record["task_id"]]
             split = task["meta"]["split"].removeprefix("test_")
             counts.setdefault(split, Counter())[error_kind(task, record["rollouts"][0])] += 1
         per_run.append(counts)
+    seen = {kind for run in per_run for counts in run.values() for kind in counts}
+    kinds = (*kinds, *sorted(seen - set(kinds)))  # other reason codes (molecules: wrong_value, missing_key, ...)
     lines = ["| split | " + " | ".join(kinds) + " |", "|---" * (len(kinds) + 1) + "|"]
     extra = sorted({split for run in per_run for split in run} - set(SPLITS))  # e.g. the valid tuning set
-    for split in [*SPLITS, *extra]:
+    for split in [*(k for k in SPLITS if any(k in run for run in per_run)), *extra]:
         cells = [" / ".join(str(run.get(split, Counter())[k]) for run in per_run) for k in kinds]
         lines.append(f"| {split} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -252,10 +271,14 @@ def main(argv: list[str] | None = None) -> int:
     primary = primary_table(loaded)
     if primary:
         print(primary, end="\n\n")
-    pooled = pooled_line(pooled_rows(list(args.runs)))
+    first = loaded[0][1].get("primary") or {"split": "test_in"}  # pooled on the declared test's split
+    pooled = pooled_line(pooled_rows(list(args.runs), SPLIT_GROUPS.get(first["split"], first["split"])), first["split"])
     if pooled:
         print(pooled, end="\n\n")
     print(results_table(loaded), end="\n\n")
+    kinds = kind_table(loaded)
+    if kinds:
+        print(kinds, end="\n\n")
     print(trend_table(loaded), end="\n\n")
     print(times_table(loaded), end="\n\n")
     print(errors_table([(name, folder) for (name, _), folder in zip(loaded, args.runs)]))

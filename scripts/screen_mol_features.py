@@ -27,7 +27,7 @@ from rlvr.datasets import FamilyMix, Mixture
 from rlvr.files import atomic_open
 from rlvr.reasons import answered
 
-#: the short system prompt of the molecules main job (recipes/quickstart_molecules.yaml)
+#: the system prompt of the terse-style screen in docs/results/quickstart-molecules.md (the recipe's first version)
 SYSTEM_PROMPT = ("Atoms are numbered from 0 in the order written (heavy atoms only). Reason in short lines, then "
                  "give the answer as one JSON object inside <answer></answer>.")
 #: features screened by default: atom, ring, donor/acceptor and a few functional-group counts

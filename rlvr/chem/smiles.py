@@ -180,3 +180,30 @@ def same_smiles(a: str, b: str, *, max_chars: int = MAX_SMILES_CHARS) -> bool:
         return canonical_smiles(a.strip()) == canonical_smiles(b.strip())
     except ValueError:  # SmilesError
         return False
+
+
+_RING_LABEL = re.compile(r"%\((\d+)\)|%(\d\d)|(\d)")
+
+
+def ring_closure_spans(smiles: str) -> list[tuple[int, int, int]]:
+    """``(start, end, label)`` of every ring-closure label in ``smiles`` (bracket atoms skipped)."""
+    spans: list[tuple[int, int, int]] = []
+    i, n = 0, len(smiles)
+    while i < n:
+        ch = smiles[i]
+        if ch == "[":
+            close = smiles.find("]", i)
+            if close < 0:
+                raise ValueError(f"unclosed bracket atom in {smiles!r}")
+            i = close + 1
+            continue
+        if ch == "%" or ch.isdigit():
+            m = _RING_LABEL.match(smiles, i)
+            if m is None:
+                raise ValueError(f"bad ring-closure label at {i} in {smiles!r}")
+            label = int(next(g for g in m.groups() if g is not None))
+            spans.append((m.start(), m.end(), label))
+            i = m.end()
+            continue
+        i += 1
+    return spans

@@ -1,6 +1,7 @@
 """Worked solutions of the molecular-structure tasks: feature counts, atom indices, constrained generation.
 
-Count and index questions: walk the SMILES exactly as shown (heavy atoms, 0-based, in written
+Count and index questions (terse and detailed; the brief style scans the string, see
+:mod:`rlvr.solutions.molecule_brief`): walk the SMILES exactly as shown (heavy atoms, 0-based, in written
 order), then one short section per asked key that lists the relevant atoms (or rings, bonds,
 group instances, ...) with their indices and ends with the value. Values come from the feature
 solvers (:mod:`rlvr.chem.molecules.features`) run on the SMILES of the prompt, never from the
@@ -19,6 +20,7 @@ from rlvr.chem.constraints import Constraint
 from rlvr.chem.molecules.features import FeatureError, molecule_features
 from rlvr.chem.molecules.keys import SMILES_KEY
 from rlvr.solutions.common import SolutionError, SolutionOptions, Trace
+from rlvr.solutions.molecule_brief import brief_lines
 from rlvr.solutions.molecule_sections import feature_spec, section, structure, value_text
 from rlvr.solutions.smiles_walk import labels
 from rlvr.task import Task
@@ -46,7 +48,11 @@ def _shown_smiles(task: Task) -> str:
 
 
 def solve_features(task: Task, options: SolutionOptions) -> tuple[Trace, str]:
-    """Counts and atom indices: atom walk, one section per asked key, JSON answer."""
+    """Counts and atom indices: atom walk, one section per asked key, JSON answer.
+
+    The brief style writes a one-line scan of the SMILES for the keys that have one
+    (:mod:`rlvr.solutions.molecule_brief`), and the atom walk only when some asked key has none.
+    """
     smiles = _shown_smiles(task)
     keys = list(task.ground_truth)  # the asked keys (named in the prompt); their values are not read
     if not keys:
@@ -57,11 +63,17 @@ def solve_features(task: Task, options: SolutionOptions) -> tuple[Trace, str]:
             if k not in wanted:
                 wanted.append(k)
     values = _values(smiles, wanted)
-    st = structure(smiles)
     trace = Trace()
-    trace.add(f"Heavy atoms of {smiles} in SMILES order (0-based): {labels(st.atoms, None)}.", detail=True)
-    trace.add(f"{len(st.atoms)} heavy atoms, indexed 0 to {len(st.atoms) - 1} in the order written.")
+    brief = {key: brief_lines(key, smiles, values) for key in keys} if options.brief else {}
+    if not brief or not all(brief.values()):
+        st = structure(smiles)
+        trace.add(f"Heavy atoms of {smiles} in SMILES order (0-based): {labels(st.atoms, None)}.", detail=True)
+        trace.add(f"{len(st.atoms)} heavy atoms, indexed 0 to {len(st.atoms) - 1} in the order written.")
     for key in keys:
+        scanned = brief.get(key)
+        if scanned:
+            trace.extend(scanned)
+            continue
         for text, detail in section(key, smiles, values):
             trace.add(text, detail=detail)
     answer = {k: (sorted(values[k]) if k == feature_spec(k).index_key else values[k]) for k in keys}

@@ -6,7 +6,7 @@ import pytest
 from rdkit import Chem
 
 from rlvr.chem.rdkit_data import molecule_smiles
-from rlvr.chem.smiles import MAX_SMILES_CHARS, SmilesError, parse_smiles, parse_unmarked_smiles
+from rlvr.chem.smiles import MAX_SMILES_CHARS, SmilesError, parse_smiles, parse_unmarked_smiles, ring_closure_spans
 
 INVALID = ["c1cccc1", "C(C)(C)(C)(C)C", "c1ccnc1", "C1CC", "CC(", "Q", "", "   ", "C" * 1_001, "CCÖ", "\ud800",
            "[Na+].", "*", "C1=CC=CC=C1C(=O)(O)O", "[NH5]", "n1cccc1", "."]
@@ -68,3 +68,11 @@ def test_an_unmarked_parse_is_new_and_a_marked_one_shared_and_non_strings_fail_c
             parse_unmarked_smiles(bad)  # type: ignore[arg-type]
         with pytest.raises(SmilesError):
             parse_smiles(bad)  # type: ignore[arg-type]
+
+
+def test_ring_closure_spans_skip_bracket_atoms_and_read_percent_labels():
+    spans = ring_closure_spans("[13CH3]C1CC%12CC1C%12[2H]")
+    assert [label for _, _, label in spans] == [1, 12, 1, 12]
+    assert [label for _, _, label in ring_closure_spans("[NH3+]C1CC%(123)C1%(123)")] == [1, 123, 1, 123]
+    with pytest.raises(ValueError, match="unclosed bracket"):
+        ring_closure_spans("C[NH3+C1")

@@ -26,7 +26,7 @@ def _tasks(family, load, split, n=6, seed=11):
 @pytest.mark.parametrize("split", SPLITS)
 def test_every_trace_verifies(family, load, split):
     for task in _tasks(family, load, split):
-        for style in ("terse", "detailed"):
+        for style in ("brief", "terse", "detailed"):
             text = worked_solution(task, style)
             verdict = rlvr.verify(task, text)
             assert verdict.reward == 1.0 and verdict.correct, (task.id, style, verdict.reason)
@@ -47,7 +47,7 @@ def _blind(task):
 @pytest.mark.parametrize("family", ("mol.count", "mol.index"))
 def test_traces_never_read_the_answer(family):
     for task in _tasks(family, 3, "hard", n=8, seed=5):
-        for style in ("terse", "detailed"):
+        for style in ("brief", "terse", "detailed"):
             assert write_solution(_blind(task), style) == write_solution(task, style)
 
 

@@ -63,6 +63,18 @@ def test_the_recipe_rewards_are_exact(recipe):
     assert wrong.reward == 0.0 and not wrong.correct
 
 
+def test_the_warm_start_writes_brief_scans_for_every_asked_key(recipe):
+    from rlvr.solutions import worked_solution
+    from rlvr.solutions.molecule_brief import BRIEF_KEYS
+
+    task_args, sft_args = recipe[0], recipe[1]
+    assert sft_args.sft_style == "brief" and set(task_args.task_options["keys"]) <= set(BRIEF_KEYS)
+    mix = Mixture(task_args.mix(), task_args.train_split, 0)
+    texts = [worked_solution(mix.task_at(i), sft_args.sft_style) for i in range(40)]
+    walked = [t for t in texts if "indexed 0" in t]  # a scan that disagrees with the solver falls back
+    assert len(walked) <= 4, walked
+
+
 def test_metric_notes_come_from_the_report_layouts():
     molecules = metric_note("mol.count")
     assert "exact match" in molecules and molecules != GENERIC_LAYOUT.metric_note

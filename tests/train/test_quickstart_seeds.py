@@ -112,5 +112,34 @@ def test_the_errors_table_lists_the_tuning_set_after_the_claim_splits(seeds, tmp
                                                                     "reason": str(v.reason)}]}))
     (tmp_path / "eval_after" / "verdicts.jsonl").write_text("\n".join(lines) + "\n")
     table = seeds.errors_table([("a", tmp_path)]).splitlines()
-    assert [row.split("|")[1].strip() for row in table[2:]] == ["in", "cross", "out", "valid"]
-    assert table[2].startswith("| in | 1 | 0 |") and table[5].startswith("| valid | 0 | 1 |")
+    assert [row.split("|")[1].strip() for row in table[2:]] == ["in", "valid"]  # only the splits scored
+    assert table[2].startswith("| in | 1 | 0 |") and table[3].startswith("| valid | 0 | 1 |")
+
+
+def test_molecule_answers_are_counted_by_the_checkers_reason(seeds, tmp_path):
+    import json
+
+    tasks = list(rlvr.sample("mol.count", n=3, split="hard", seed=1234, load=1, keys=["ring_count"]))
+    (tmp_path / "eval_after").mkdir()
+    (tmp_path / "eval_tasks.jsonl").write_text("".join(t.to_json() + "\n" for t in tasks))
+    completions = [f'<answer>{{"ring_count": {tasks[0].ground_truth["ring_count"]}}}</answer>',
+                   f'<answer>{{"ring_count": {tasks[1].ground_truth["ring_count"] + 1}}}</answer>', "no idea"]
+    lines = []
+    for task, completion in zip(tasks, completions):
+        v = rlvr.verify(task, completion)
+        lines.append(json.dumps({"task_id": task.id, "rollouts": [{"completion": completion, "correct": v.correct,
+                                                                    "reason": str(v.reason)}]}))
+    (tmp_path / "eval_after" / "verdicts.jsonl").write_text("\n".join(lines) + "\n")
+    table = seeds.errors_table([("a", tmp_path)]).splitlines()
+    header = [c.strip() for c in table[0].split("|")[1:-1]]
+    row = dict(zip(header, (c.strip() for c in table[2].split("|")[1:-1])))
+    assert row["split"] == "hard" and (row["right"], row["wrong_value"], row["no_answer"]) == ("1", "1", "1")
+    assert row["species"] == "0" and len(table) == 3
+
+
+def test_the_kind_table_lists_right_answers_per_question_and_stage(seeds):
+    runs = [("s0", {"by_kind": {"ring_count": {"base": [2, 10], "warm start": [5, 10], "final": [6, 10]}}}),
+            ("s1", {"by_kind": {"ring_count": {"base": [2, 10], "warm start": [4, 10], "final": [4, 10]}}})]
+    table = seeds.kind_table(runs).splitlines()
+    assert table[2] == "| ring_count | 10 / 10 | 2 / 2 | 5 / 4 | 6 / 4 |"
+    assert seeds.kind_table([("s", {})]) == ""

@@ -11,12 +11,11 @@ on the shown string).
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import asdict, dataclass
 
 from rdkit import Chem
 
-from rlvr.chem.smiles import parse_smiles
+from rlvr.chem.smiles import parse_smiles, ring_closure_spans
 
 _MAX_RANDOM_TRIES = 8
 
@@ -52,33 +51,6 @@ def write_smiles(mol: Chem.Mol, *, canonical: bool, kekulized: bool, rng: random
     rng.shuffle(order)
     shuffled = Chem.RenumberAtoms(work, order)
     return Chem.MolToSmiles(shuffled, canonical=False, kekuleSmiles=kekulized)
-
-
-_RING_LABEL = re.compile(r"%\((\d+)\)|%(\d\d)|(\d)")
-
-
-def ring_closure_spans(smiles: str) -> list[tuple[int, int, int]]:
-    """``(start, end, label)`` of every ring-closure label in ``smiles`` (bracket atoms skipped)."""
-    spans: list[tuple[int, int, int]] = []
-    i, n = 0, len(smiles)
-    while i < n:
-        ch = smiles[i]
-        if ch == "[":
-            close = smiles.find("]", i)
-            if close < 0:
-                raise ValueError(f"unclosed bracket atom in {smiles!r}")
-            i = close + 1
-            continue
-        if ch == "%" or ch.isdigit():
-            m = _RING_LABEL.match(smiles, i)
-            if m is None:
-                raise ValueError(f"bad ring-closure label at {i} in {smiles!r}")
-            label = int(next(g for g in m.groups() if g is not None))
-            spans.append((m.start(), m.end(), label))
-            i = m.end()
-            continue
-        i += 1
-    return spans
 
 
 def _label_text(label: int) -> str:

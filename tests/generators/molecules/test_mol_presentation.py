@@ -11,7 +11,6 @@ from rlvr.generators.molecules.presentation import (
     Presentation,
     present,
     renumber_ring_closures,
-    ring_closure_spans,
     write_smiles,
 )
 
@@ -68,11 +67,6 @@ def test_present_probabilities():
     names = {present(_canon(MOLECULES[1]), random.Random(s))[1].name for s in range(40)}
     assert names == {"canonical_aromatic", "canonical_kekulized", "randomized_aromatic", "randomized_kekulized"}
     assert Presentation(False, True, True).name == "randomized_kekulized_renumbered"
-
-
-def test_ring_closure_spans_skip_bracket_atoms_and_read_percent_labels():
-    spans = ring_closure_spans("[13CH3]C1CC%12CC1C%12[2H]")
-    assert [label for _, _, label in spans] == [1, 12, 1, 12]
 
 
 @pytest.mark.parametrize("smiles", ["c1ccc2cc3ccccc3cc2c1", "C1CC1C1CC1", "O=C1CC[C@@H]2[C@H]1CC/C=C/2",
