@@ -119,11 +119,11 @@ def kind_table(runs: list[tuple[str, dict]]) -> str:
     kinds = sorted({kind for _, s in runs for kind in (s.get("by_kind") or {})})
     if not kinds:
         return ""
-    stages = ("base", "warm start", "final")
+    stages = ("base", "warm start", "final", "most common answer")  # the last: a constant answer per kind
     lines = ["| kind of question | n | " + " | ".join(stages) + " |", "|---" * (len(stages) + 2) + "|"]
     for kind in kinds:
         cells = [(s.get("by_kind") or {}).get(kind, {}) for _, s in runs]
-        n = " / ".join(str(c[stages[-1]][1]) if stages[-1] in c else "–" for c in cells)
+        n = " / ".join(str(c["final"][1]) if "final" in c else "–" for c in cells)
         row = [" / ".join(str(c[st][0]) if st in c else "–" for c in cells) for st in stages]
         lines.append(f"| {kind} | {n} | " + " | ".join(row) + " |")
     return "\n".join(lines)

@@ -2,6 +2,8 @@
 :class:`FamilyLayout` (accuracy, answered rate and reward per family and split)."""
 from __future__ import annotations
 
+import json
+from collections import Counter
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -94,6 +96,18 @@ def accuracy_by_group(tasks: Sequence[Task], correct: Mapping[str, bool]) -> dic
         cell[0] += bool(correct[task.id])
         cell[1] += 1
     return {g: (c[0], c[1]) for g, c in sorted(counts.items(), key=lambda kv: (-kv[1][1], kv[0]))}
+
+
+def constant_answer_by_group(tasks: Sequence[Task]) -> dict[str, tuple[int, int]]:
+    """``{question kind: (right, scored)}`` of the best constant answer per kind: each kind's most common true
+    answer among ``tasks``, counted on the same tasks (an optimistic baseline: what a model that reads
+    nothing but the question's kind scores). Empty where the tasks' layouts name no kinds."""
+    answers: dict[str, Counter] = {}
+    for task in tasks:
+        group = task_group(task)
+        if group is not None:
+            answers.setdefault(group, Counter())[json.dumps(task.ground_truth, sort_keys=True, default=str)] += 1
+    return {g: (c.most_common(1)[0][1], sum(c.values())) for g, c in answers.items()}
 
 
 def layouts() -> list[ReportLayout]:

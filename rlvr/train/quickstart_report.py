@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
-from rlvr.eval.layouts import accuracy_by_group, metric_note
+from rlvr.eval.layouts import accuracy_by_group, constant_answer_by_group, metric_note
 from rlvr.eval.stats import mean_se, paired_exact_test, paired_signed_rank_test, quarter_trend
 from rlvr.eval.tables import metric_value
 from rlvr.reasons import format_ok
@@ -231,9 +231,15 @@ def reward_trend(history: Sequence[dict[str, Any]], up_to: int | None = None) ->
     return out
 
 
+#: the baseline column of the per-kind table: each kind's most common true answer, given to every task of it
+CONSTANT = "most common answer"
+
+
 def accuracy_by_kind(tasks: Sequence[Task], stages: dict[str, Sequence[dict[str, Any]] | None]) -> dict[str, dict[str, list[int]]]:
     """Per kind of question (a layout's ``task_group``: a molecule task's asked feature) and stage, ``[right,
-    scored]`` over the held-out eval tasks (tuning sets left out); empty where the family names no kinds."""
+    scored]`` over the held-out eval tasks (tuning sets left out), plus :data:`CONSTANT`: what each kind's
+    most common true answer scores on the same tasks (an optimistic baseline); empty where the family names
+    no kinds."""
     held = [t for t in tasks if not is_tuning_split(str(t.meta.get("split", "")))]
     out: dict[str, dict[str, list[int]]] = {}
     for stage, records in stages.items():
@@ -242,6 +248,9 @@ def accuracy_by_kind(tasks: Sequence[Task], stages: dict[str, Sequence[dict[str,
         correct = {rec["id"]: bool(rec["rollouts"][0]["correct"]) for rec in records}
         for kind, (right, n) in accuracy_by_group(held, correct).items():
             out.setdefault(kind, {})[stage] = [right, n]
+    if out:
+        for kind, (right, n) in constant_answer_by_group(held).items():
+            out.setdefault(kind, {})[CONSTANT] = [right, n]
     return out
 
 
@@ -277,7 +286,9 @@ def report_markdown(qs: QuickstartResult) -> str:
         f"figure: {qs.output_dir}/quickstart.png (train curves; scores per split)",
     ]
     if qs.by_kind:
-        lines += ["", "exact match per kind of question (held-out sets, right / scored):", "", render_by_kind(qs.by_kind)]
+        lines += ["", "exact match per kind of question (held-out sets, right / scored; the last column answers every "
+                  "question of a kind with its most common true answer on these tasks, an optimistic baseline that reads "
+                  "nothing but the kind):", "", render_by_kind(qs.by_kind)]
     if qs.splits:
         lines += ["", "paired tests per split (the same tasks at every stage; exact McNemar on exact match, exact",
                   "Wilcoxon signed-rank on per-task reward; p uncorrected here, Holm-corrected in summary.json's secondary;",

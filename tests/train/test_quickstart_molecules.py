@@ -8,7 +8,7 @@ import pytest
 
 import rlvr
 from rlvr.datasets import Mixture
-from rlvr.eval.layouts import GENERIC_LAYOUT, accuracy_by_group, metric_note, task_group
+from rlvr.eval.layouts import GENERIC_LAYOUT, accuracy_by_group, constant_answer_by_group, metric_note, task_group
 from rlvr.registry import get_family
 from rlvr.train.config import DEFAULT_EVAL_SPLITS, TaskArguments
 from rlvr.train.data import default_eval_splits, eval_set_specs, held_out_splits
@@ -101,7 +101,8 @@ def test_quickstart_molecules_end_to_end_with_the_tiny_model(tmp_path, tiny_mode
     assert (summary["primary"]["stage"], summary["primary"]["split"]) == ("base", "hard")
     assert summary["tuning"] and not any(s["split"] in summary["tuning"] for s in summary["secondary"])
     # per kind of question (the asked feature) at every stage, held-out sets only: easy + hard = 2 tasks
-    assert summary["by_kind"] and all(set(cells) == {"base", "warm start", "final"} for cells in summary["by_kind"].values())
+    assert summary["by_kind"] and all(set(cells) == {"base", "warm start", "final", "most common answer"}
+                                      for cells in summary["by_kind"].values())
     assert sum(cells["final"][1] for cells in summary["by_kind"].values()) == 2
     report = (tmp_path / "qs" / "quickstart.md").read_text()
     assert "exact match per kind of question" in report and "product bag" not in report
@@ -123,3 +124,25 @@ def test_accuracy_by_question_kind_uses_the_layouts_hook(recipe):
     assert task_group(tasks[0]) == tasks[0].meta["features"][0]
     stoich = rlvr.generate("stoich.t1", split="test_in", seed=0, index=0)
     assert task_group(stoich) is None and accuracy_by_group([stoich], {stoich.id: True}) == {}
+
+
+def test_the_constant_answer_baseline_counts_each_kinds_most_common_truth(recipe):
+    from rlvr.train.quickstart_report import CONSTANT, accuracy_by_kind
+
+    task_args = recipe[0]
+    tasks = [Mixture(task_args.mix(), "hard", task_args.eval_seed).task_at(i) for i in range(30)]
+    by_truth: dict = {}
+    for t in tasks:
+        key, value = next(iter(t.ground_truth.items()))
+        by_truth.setdefault(key, []).append(value)
+    expected = {k: (max(v.count(x) for x in v), len(v)) for k, v in by_truth.items()}
+    assert constant_answer_by_group(tasks) == expected
+    # in the quickstart's per-kind table, beside the stages, on the held-out tasks only
+    tune = Mixture(task_args.mix(), "train", task_args.eval_seed).task_at(0)
+    records = [{"id": t.id, "rollouts": [{"correct": False}]} for t in tasks]
+    table = accuracy_by_kind([*tasks, tune], {"base": records, "final": None})
+    assert {k: tuple(cells[CONSTANT]) for k, cells in table.items()} == expected
+    assert all(cells["base"][0] == 0 and "final" not in cells for cells in table.values())
+    stoich = rlvr.generate("stoich.t1", split="test_in", seed=0, index=0)
+    assert constant_answer_by_group([stoich]) == {}
+    assert accuracy_by_kind([stoich], {"base": [{"id": stoich.id, "rollouts": [{"correct": True}]}]}) == {}
