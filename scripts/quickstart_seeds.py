@@ -23,9 +23,12 @@ from pathlib import Path
 
 from rlvr.answer import answer_text
 from rlvr.checkers.stoich_parse import AnswerError, formula_key, parse_bag_answer
-from rlvr.eval.stats import pooled_task_sign_test
+from rlvr.eval.layouts import task_group
+from rlvr.eval.stats import pooled_task_sign_test, sign_test_p_value
 from rlvr.eval.suites import SPLIT_GROUPS
+from rlvr.task import load_tasks
 from rlvr.train.budget import em_change_in_se, plot_budget, trend_summary
+from rlvr.train.claims import is_tuning_split
 from rlvr.train.plots import load_log_history
 from rlvr.train.quickstart_report import per_task_correct, reward_trend
 
@@ -126,6 +129,48 @@ def kind_table(runs: list[tuple[str, dict]]) -> str:
         n = " / ".join(str(c["final"][1]) if "final" in c else "–" for c in cells)
         row = [" / ".join(str(c[st][0]) if st in c else "–" for c in cells) for st in stages]
         lines.append(f"| {kind} | {n} | " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def reading_table(folders: list[Path]) -> str:
+    """Reading or guessing, per kind of question (held-out sets, final answers, ``seed0 / seed1 / ...``): right
+    answers where the true answer is the kind's most common one, and where it is not; then per run the final
+    model against the most-common-answer baseline, task by task (exact sign test on the tasks where exactly
+    one of them is right). Empty where the tasks' layouts name no kinds."""
+    per_run = []
+    for folder in folders:
+        tasks = [t for t in load_tasks(folder / "eval_tasks.jsonl") if not is_tuning_split(str(t.meta.get("split", "")))]
+        truth = {t.id: json.dumps(t.ground_truth, sort_keys=True, default=str) for t in tasks}
+        kinds = {t.id: task_group(t) for t in tasks}
+        common = {k: Counter(truth[i] for i in truth if kinds[i] == k).most_common(1)[0][0]
+                  for k in set(kinds.values()) if k is not None}
+        right = {}
+        for line in (folder / "eval_after" / "verdicts.jsonl").read_text().splitlines():
+            record = json.loads(line)
+            right[record["task_id"]] = bool(record["rollouts"][0]["correct"])
+        cells: dict[str, Counter] = {}
+        up = down = 0
+        for i, kind in kinds.items():
+            if kind is None or i not in right:
+                continue
+            modal = truth[i] == common[kind]
+            cell = cells.setdefault(kind, Counter())
+            cell["modal" if modal else "other"] += 1
+            cell["modal_right" if modal else "other_right"] += right[i]
+            up += right[i] and not modal
+            down += modal and not right[i]
+        per_run.append((cells, up, down))
+    kinds = sorted({k for cells, _, _ in per_run for k in cells})
+    if not kinds:
+        return ""
+    lines = ["| kind of question | right when the truth is its most common answer | right when it is not |", "|---|---|---|"]
+    for kind in kinds:
+        cs = [cells.get(kind, Counter()) for cells, _, _ in per_run]
+        lines.append(f"| {kind} | " + " / ".join(f"{c['modal_right']}/{c['modal']}" for c in cs) + " | "
+                     + " / ".join(f"{c['other_right']}/{c['other']}" for c in cs) + " |")
+    for (_, up, down), folder in zip(per_run, folders):
+        lines.append(f"\n{folder.name}: final model against the most-common-answer baseline (held-out tasks): "
+                     f"+{up} / −{down}, exact sign test p = {_p(sign_test_p_value(up, down))}")
     return "\n".join(lines)
 
 
@@ -279,6 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     kinds = kind_table(loaded)
     if kinds:
         print(kinds, end="\n\n")
+        print(reading_table(list(args.runs)), end="\n\n")
     print(trend_table(loaded), end="\n\n")
     print(times_table(loaded), end="\n\n")
     print(errors_table([(name, folder) for (name, _), folder in zip(loaded, args.runs)]))

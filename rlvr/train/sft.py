@@ -208,9 +208,10 @@ def cold_start(task_args: TaskArguments, sft_args: SFTArguments, training_args: 
         seed=sft_seed(task_args, sft_args),
         style=sft_args.sft_style,
         max_chars=sft_args.sft_max_chars,
+        max_answer_share=sft_args.sft_max_answer_share,
     )
-    log.info("SFT cold start: %d rows (%s), %d skipped, mean %.0f chars", stats.rows, stats.by_family, stats.skipped,
-             stats.mean_completion_chars)
+    log.info("SFT cold start: %d rows (%s), %d skipped, %d passed over for sft_max_answer_share, mean %.0f chars",
+             stats.rows, stats.by_family, stats.skipped, stats.capped, stats.mean_completion_chars)
     return run_sft(
         base,
         dataset,

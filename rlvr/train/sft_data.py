@@ -6,7 +6,9 @@ alike and regenerate exactly; the completion is the task's worked solution, veri
 """
 from __future__ import annotations
 
+import json
 import logging
+import math
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
@@ -18,6 +20,9 @@ from rlvr.solutions import STYLES, SolutionError, solution_messages
 from rlvr.train.config import TaskArguments, _load_structured, build_mix
 
 log = logging.getLogger(__name__)
+
+#: how many tasks ``max_answer_share`` may pass over per row asked before the rows are declared impossible
+MAX_CAPPED_PER_ROW = 20
 
 
 @dataclass
@@ -36,6 +41,11 @@ class SFTArguments:
     )
     sft_style: str = field(default="terse", metadata={"help": "worked-solution style: terse or detailed"})
     sft_max_chars: int | None = field(default=None, metadata={"help": "character budget of one worked solution"})
+    sft_max_answer_share: float | None = field(
+        default=None,
+        metadata={"help": "at most this share of the rows may have any one answer (the task's ground truth), so a "
+                          "model cannot fit the rows by answering the common value (None: the mixture's own mix)"},
+    )
     sft_learning_rate: float = field(default=2.0e-4, metadata={"help": "SFT learning rate"})
     sft_lr_scheduler_type: str = field(default="constant", metadata={"help": "SFT learning-rate schedule"})
     sft_warmup_steps: int = field(default=0, metadata={"help": "SFT warm-up steps"})
@@ -52,6 +62,8 @@ class SFTArguments:
             raise ValueError("sft_steps and sft_train_size must be >= 0")
         if self.sft_steps > 0 and self.sft_train_size == 0:
             raise ValueError("sft_steps > 0 needs sft_train_size > 0")
+        if self.sft_max_answer_share is not None and not 0.0 < float(self.sft_max_answer_share) <= 1.0:
+            raise ValueError(f"sft_max_answer_share must lie in (0, 1], got {self.sft_max_answer_share!r}")
         if self.sft_style not in STYLES:
             raise ValueError(f"sft_style must be one of {list(STYLES)}, got {self.sft_style!r}")
         if isinstance(self.sft_mixture, str):
@@ -68,6 +80,7 @@ class SFTDatasetStats:
     skipped: int
     by_family: dict[str, int]
     mean_completion_chars: float
+    capped: int = 0  # tasks passed over because their answer already filled its share (sft_max_answer_share)
 
 
 def with_options(mix: MixLike, **options: Any) -> list[FamilyMix]:
@@ -87,6 +100,7 @@ def sft_rows(
     start: int = 0,
     max_skip_fraction: float = 0.5,
     system_prompt: str | None = None,
+    max_answer_share: float | None = None,
 ) -> tuple[list[dict[str, Any]], SFTDatasetStats]:
     """``n`` rows (``prompt``, ``completion`` + task columns) with verified worked solutions.
 
@@ -95,6 +109,8 @@ def sft_rows(
     an error (the mixture or budget is wrong, not a few odd tasks). The prompt is the task's own (the
     mixture's prompt options included); ``system_prompt`` sets that option on every family of a
     mixture given as names or components. The completion is always the worked solution of the task.
+    ``max_answer_share``: a task whose answer (its ground truth) already has that share of the ``n`` rows
+    is passed over (``capped`` in the stats), still in mixture order, so the rows are the same on every run.
     """
     if isinstance(mix, Mixture):
         mixture = mix
@@ -102,19 +118,30 @@ def sft_rows(
         mixture = Mixture(with_options(mix, system_prompt=system_prompt), split, seed)
     check_solution_writers(c.family for c in mixture.components)
     rows: list[dict[str, Any]] = []
-    skipped = 0
+    skipped = capped = 0
     by_family: Counter = Counter()
+    by_answer: Counter = Counter()
+    cap = None if max_answer_share is None else max(1, math.ceil(float(max_answer_share) * n))
     chars = 0
     index = int(start)
     limit = int(start) + max(int(n / max(1e-9, 1 - max_skip_fraction)) + 1, n + 1)
     while len(rows) < n:
-        if index >= limit:
+        if index >= limit + capped:
             raise RuntimeError(
                 f"only {len(rows)} of {n} SFT rows could be written ({skipped} tasks skipped); "
                 "raise sft_max_chars or check the mixture"
             )
+        if capped > MAX_CAPPED_PER_ROW * n:
+            raise RuntimeError(
+                f"only {len(rows)} of {n} SFT rows fit sft_max_answer_share {max_answer_share} after passing over "
+                f"{capped} tasks; raise it (the mixture has too few distinct answers)"
+            )
         task = mixture.task_at(index)
         index += 1
+        answer = json.dumps(task.ground_truth, sort_keys=True, default=str) if cap is not None else ""
+        if cap is not None and by_answer[answer] >= cap:
+            capped += 1
+            continue
         try:
             completion = solution_messages(task, style, max_chars=max_chars)
         except SolutionError as exc:
@@ -124,9 +151,11 @@ def sft_rows(
         row = task_row(task)
         row["completion"] = completion
         rows.append(row)
+        by_answer[answer] += 1
         by_family[task.family] += 1
         chars += len(completion[0]["content"])
-    stats = SFTDatasetStats(len(rows), skipped, dict(sorted(by_family.items())), round(chars / max(len(rows), 1), 1))
+    stats = SFTDatasetStats(len(rows), skipped, dict(sorted(by_family.items())), round(chars / max(len(rows), 1), 1),
+                            capped)
     return rows, stats
 
 

@@ -143,3 +143,25 @@ def test_the_kind_table_lists_right_answers_per_question_and_stage(seeds):
     table = seeds.kind_table(runs).splitlines()
     assert table[2] == "| ring_count | 10 / 10 | 2 / 2 | 5 / 4 | 6 / 4 | – / – |"
     assert seeds.kind_table([("s", {})]) == ""
+
+
+def test_the_reading_table_splits_right_answers_by_whether_the_truth_is_the_common_one(seeds, tmp_path):
+    import json
+
+    tasks = list(rlvr.sample("mol.count", n=12, split="hard", seed=1234, load=1, keys=["ring_count"]))
+    values = [t.ground_truth["ring_count"] for t in tasks]
+    common = max(set(values), key=values.count)
+    (tmp_path / "eval_after").mkdir()
+    (tmp_path / "eval_tasks.jsonl").write_text("".join(t.to_json() + "\n" for t in tasks))
+    # a model that always answers the most common count: right exactly where the truth is that count
+    lines = []
+    for task in tasks:
+        completion = f'<answer>{{"ring_count": {common}}}</answer>'
+        v = rlvr.verify(task, completion)
+        lines.append(json.dumps({"task_id": task.id, "rollouts": [{"completion": completion, "correct": v.correct,
+                                                                    "reason": str(v.reason)}]}))
+    (tmp_path / "eval_after" / "verdicts.jsonl").write_text("\n".join(lines) + "\n")
+    table = seeds.reading_table([tmp_path])
+    n_common = values.count(common)
+    assert f"| ring_count | {n_common}/{n_common} | 0/{len(values) - n_common} |" in table
+    assert "+0 / −0, exact sign test p = 1" in table  # the constant model is the baseline, task for task

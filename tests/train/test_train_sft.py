@@ -58,7 +58,27 @@ def test_sft_rows_follow_the_recipe_prompt_options():
     assert explicit[0].options["prompt_style"] == "compact"
 
 
+def test_max_answer_share_caps_every_answer_and_keeps_the_rows_deterministic():
+    from collections import Counter
+
+    from rlvr.train.sft_data import sft_rows
+
+    mix = [{"family": "mol.count", "options": {"load": 1, "keys": ["halogen_atom_count"]}}]
+    plain, plain_stats = sft_rows(mix, 40, seed=5, style="brief")
+    answers = lambda rows: Counter(json.dumps(task_from_row(r).ground_truth) for r in rows)  # noqa: E731
+    assert max(answers(plain).values()) > 10 and plain_stats.capped == 0  # halogen-free molecules dominate
+    capped, stats = sft_rows(mix, 40, seed=5, style="brief", max_answer_share=0.25)
+    assert len(capped) == 40 and max(answers(capped).values()) <= 10 and stats.capped > 0
+    assert sft_rows(mix, 40, seed=5, style="brief", max_answer_share=0.25)[0] == capped
+    # rows the cap lets through keep mixture order: the first uncapped rows are the plain run's first rows
+    assert capped[:5] == plain[:5]
+    with pytest.raises(RuntimeError, match="sft_max_answer_share"):
+        sft_rows(mix, 40, seed=5, style="brief", max_answer_share=0.01)  # 1 row per answer: too few answers
+
+
 def test_sft_arguments_validation():
+    with pytest.raises(ValueError, match="sft_max_answer_share"):
+        SFTArguments(sft_max_answer_share=0.0)
     with pytest.raises(ValueError, match="sft_style"):
         SFTArguments(sft_style="long")
     with pytest.raises(ValueError, match=">= 0"):
