@@ -134,6 +134,12 @@ def load_tasks(path: str | os.PathLike[str]) -> list[Task]:
     return tasks
 
 
+def answer_key(task: Task) -> str:
+    """The task's true answer as one comparable string (its ground truth as canonical JSON): two tasks
+    share it exactly when they have the same answer."""
+    return json.dumps(task.ground_truth, sort_keys=True, default=str)
+
+
 def task_id(family: str, split: str, seed: int, index: int, cfg_key: str) -> str:
     """The id of a task: enough, with ``meta["config"]``, to regenerate it."""
     return f"{family}:{split}:{seed}:{index}:{cfg_key}"

@@ -23,10 +23,10 @@ from pathlib import Path
 
 from rlvr.answer import answer_text
 from rlvr.checkers.stoich_parse import AnswerError, formula_key, parse_bag_answer
-from rlvr.eval.layouts import task_group
+from rlvr.eval.layouts import common_answers, task_group
 from rlvr.eval.stats import pooled_task_sign_test, sign_test_p_value
 from rlvr.eval.suites import SPLIT_GROUPS
-from rlvr.task import load_tasks
+from rlvr.task import answer_key, load_tasks
 from rlvr.train.budget import em_change_in_se, plot_budget, trend_summary
 from rlvr.train.claims import is_tuning_split
 from rlvr.train.plots import load_log_history
@@ -140,10 +140,9 @@ def reading_table(folders: list[Path]) -> str:
     per_run = []
     for folder in folders:
         tasks = [t for t in load_tasks(folder / "eval_tasks.jsonl") if not is_tuning_split(str(t.meta.get("split", "")))]
-        truth = {t.id: json.dumps(t.ground_truth, sort_keys=True, default=str) for t in tasks}
+        truth = {t.id: answer_key(t) for t in tasks}
         kinds = {t.id: task_group(t) for t in tasks}
-        common = {k: Counter(truth[i] for i in truth if kinds[i] == k).most_common(1)[0][0]
-                  for k in set(kinds.values()) if k is not None}
+        common = common_answers(tasks)  # the report's most-common-answer baseline, task by task
         right = {}
         for line in (folder / "eval_after" / "verdicts.jsonl").read_text().splitlines():
             record = json.loads(line)

@@ -47,3 +47,18 @@ def test_garbage_completions_never_raise():
         for completion in (None, 42, "", "<answer>", "<answer>" * 5000, [{"role": "assistant"}]):
             verdict = rlvr.verify(task, completion)
             assert verdict.reward == 0.0 and verdict.reason != "ok"
+
+
+def test_answer_key_is_the_ground_truth_whatever_its_key_order():
+    import copy
+
+    from rlvr.task import answer_key
+
+    task = rlvr.generate("mol.count", split="train", seed=0, index=0, load=3)
+    shuffled = copy.deepcopy(task)
+    shuffled.ground_truth = dict(reversed(list(task.ground_truth.items())))
+    assert answer_key(shuffled) == answer_key(task)
+    other = copy.deepcopy(task)
+    key = next(iter(other.ground_truth))
+    other.ground_truth[key] = "changed"
+    assert answer_key(other) != answer_key(task)

@@ -2,14 +2,13 @@
 :class:`FamilyLayout` (accuracy, answered rate and reward per family and split)."""
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from rlvr.eval.tables import fmt, group_by, md_table, pct, put, split_sort, task_answered, task_metric
 from rlvr.registry import ReportLayout, get_family, list_groups
-from rlvr.task import Task
+from rlvr.task import Task, answer_key
 
 Record = Mapping[str, Any]
 
@@ -98,16 +97,26 @@ def accuracy_by_group(tasks: Sequence[Task], correct: Mapping[str, bool]) -> dic
     return {g: (c[0], c[1]) for g, c in sorted(counts.items(), key=lambda kv: (-kv[1][1], kv[0]))}
 
 
-def constant_answer_by_group(tasks: Sequence[Task]) -> dict[str, tuple[int, int]]:
-    """``{question kind: (right, scored)}`` of the best constant answer per kind: each kind's most common true
-    answer among ``tasks``, counted on the same tasks (an optimistic baseline: what a model that reads
-    nothing but the question's kind scores). Empty where the tasks' layouts name no kinds."""
+def _answers_by_group(tasks: Sequence[Task]) -> dict[str, Counter]:
     answers: dict[str, Counter] = {}
     for task in tasks:
         group = task_group(task)
         if group is not None:
-            answers.setdefault(group, Counter())[json.dumps(task.ground_truth, sort_keys=True, default=str)] += 1
-    return {g: (c.most_common(1)[0][1], sum(c.values())) for g, c in answers.items()}
+            answers.setdefault(group, Counter())[answer_key(task)] += 1
+    return answers
+
+
+def common_answers(tasks: Sequence[Task]) -> dict[str, str]:
+    """``{question kind: its most common true answer among tasks}`` (an :func:`rlvr.task.answer_key`; the first
+    met wins a tie); empty where the tasks' layouts name no kinds."""
+    return {g: c.most_common(1)[0][0] for g, c in _answers_by_group(tasks).items()}
+
+
+def constant_answer_by_group(tasks: Sequence[Task]) -> dict[str, tuple[int, int]]:
+    """``{question kind: (right, scored)}`` of the best constant answer per kind: each kind's most common true
+    answer among ``tasks`` (:func:`common_answers`), counted on the same tasks (an optimistic baseline: what a
+    model that reads nothing but the question's kind scores). Empty where the tasks' layouts name no kinds."""
+    return {g: (c.most_common(1)[0][1], sum(c.values())) for g, c in _answers_by_group(tasks).items()}
 
 
 def layouts() -> list[ReportLayout]:

@@ -6,7 +6,6 @@ alike and regenerate exactly; the completion is the task's worked solution, veri
 """
 from __future__ import annotations
 
-import json
 import logging
 import math
 from collections import Counter
@@ -17,6 +16,7 @@ from rlvr.datasets import FamilyMix, MixLike, Mixture, parse_mix, task_row
 from rlvr.registry import get_family
 from rlvr.rng import stable_hash
 from rlvr.solutions import STYLES, SolutionError, solution_messages
+from rlvr.task import answer_key
 from rlvr.train.config import TaskArguments, _load_structured, build_mix
 
 log = logging.getLogger(__name__)
@@ -138,8 +138,8 @@ def sft_rows(
             )
         task = mixture.task_at(index)
         index += 1
-        answer = json.dumps(task.ground_truth, sort_keys=True, default=str) if cap is not None else ""
-        if cap is not None and by_answer[answer] >= cap:
+        answer = answer_key(task) if cap is not None else None
+        if answer is not None and by_answer[answer] >= cap:
             capped += 1
             continue
         try:
@@ -151,7 +151,8 @@ def sft_rows(
         row = task_row(task)
         row["completion"] = completion
         rows.append(row)
-        by_answer[answer] += 1
+        if answer is not None:
+            by_answer[answer] += 1
         by_family[task.family] += 1
         chars += len(completion[0]["content"])
     stats = SFTDatasetStats(len(rows), skipped, dict(sorted(by_family.items())), round(chars / max(len(rows), 1), 1),
