@@ -100,10 +100,23 @@ def make_sft_config(sft_args: SFTArguments, output_dir: str, *, use_cpu: bool, s
         model_init_kwargs={"dtype": "float32"} if use_cpu else None,
     )
     kwargs = {k: v for k, v in kwargs.items() if v is not None}
+    if sft_args.sft_group_by_length:
+        kwargs.update(group_by_length_kwargs(SFTConfig))
     enabled = overrides.pop(OLD_CHECKPOINTING, None)
     kwargs.update(checkpointing_kwargs(SFTConfig, overrides.pop(NEW_CHECKPOINTING, enabled)))
     kwargs.update(overrides)
     return SFTConfig(**kwargs)
+
+
+def group_by_length_kwargs(config_cls: type) -> dict[str, Any]:
+    """The config keyword that batches rows by length: ``train_sampling_strategy="group_by_length"`` (newer
+    transformers) or ``group_by_length=True`` (older ones); ValueError where the config has neither."""
+    fields = getattr(config_cls, "__dataclass_fields__", {})
+    if "train_sampling_strategy" in fields:
+        return {"train_sampling_strategy": "group_by_length"}
+    if "group_by_length" in fields:
+        return {"group_by_length": True}
+    raise ValueError(f"sft_group_by_length: {config_cls.__name__} has no length-grouped sampling in this transformers")
 
 
 def lora_config(model_args: Any) -> Any:

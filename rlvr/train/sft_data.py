@@ -52,6 +52,11 @@ class SFTArguments:
     sft_batch_size: int = field(default=4, metadata={"help": "SFT per-device batch size"})
     sft_gradient_accumulation_steps: int = field(default=1, metadata={"help": "SFT gradient accumulation"})
     sft_max_length: int = field(default=1024, metadata={"help": "SFT max tokens per prompt+completion"})
+    sft_group_by_length: bool = field(
+        default=False,
+        metadata={"help": "batch rows of similar token length together (transformers' length-grouped sampler, "
+                          "seeded like the rest): less padding where the rows' lengths differ widely"},
+    )
     sft_logging_steps: int = field(default=1, metadata={"help": "SFT logging interval (steps)"})
     sft_output_dir: str | None = field(default=None, metadata={"help": "SFT output folder (default: <output_dir>/sft)"})
     sft_only: bool = field(default=False, metadata={"help": "stop after the cold start (no RL)"})

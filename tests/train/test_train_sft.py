@@ -107,6 +107,42 @@ def test_two_step_sft_on_a_tiny_model(tiny, tmp_path):
     assert info["steps"] == 2 and info["dataset"]["rows"] == 2
 
 
+def test_group_by_length_picks_the_transformers_keyword(tmp_path):
+    from dataclasses import dataclass
+
+    from trl import SFTConfig
+
+    from rlvr.train.sft import group_by_length_kwargs, make_sft_config
+
+    off = make_sft_config(SFTArguments(), str(tmp_path), use_cpu=True)
+    on = make_sft_config(SFTArguments(sft_group_by_length=True), str(tmp_path), use_cpu=True)
+    key, value = next(iter(group_by_length_kwargs(SFTConfig).items()))
+    assert getattr(on, key) == value and getattr(off, key) != value
+
+    @dataclass
+    class Older:
+        group_by_length: bool = False
+
+    @dataclass
+    class Neither:
+        seed: int = 0
+
+    assert group_by_length_kwargs(Older) == {"group_by_length": True}
+    with pytest.raises(ValueError, match="no length-grouped sampling"):
+        group_by_length_kwargs(Neither)
+
+
+def test_length_grouped_sft_on_a_tiny_model(tiny, tmp_path):
+    from peft import LoraConfig
+
+    mix = [rlvr.datasets.FamilyMix("mol.count", 1.0, {"load": 1}), rlvr.datasets.FamilyMix("mol.count", 1.0, {"load": 3})]
+    ds, _ = build_sft_dataset(mix, 8, split="train", seed=0, system_prompt=SHORT_SYSTEM)
+    args = SFTArguments(sft_steps=2, sft_train_size=8, sft_batch_size=2, sft_max_length=1024, sft_group_by_length=True)
+    lora = LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM")
+    result = run_sft(tiny, ds, args, output_dir=str(tmp_path / "sft"), peft_config=lora, use_cpu=True)
+    assert result.steps == 2 and result.first_loss is not None and result.first_loss > 0
+
+
 def _recipe(tmp_path: Path, tiny: str, **overrides) -> Path:
     recipe = {
         "algorithm": "grpo",
