@@ -23,7 +23,7 @@ from pathlib import Path
 
 from rlvr.answer import answer_text
 from rlvr.checkers.stoich_parse import AnswerError, formula_key, parse_bag_answer
-from rlvr.eval.layouts import common_answers, task_group
+from rlvr.eval.layouts import against_common_answers, common_answers, task_group
 from rlvr.eval.stats import pooled_task_sign_test, sign_test_p_value
 from rlvr.eval.suites import SPLIT_GROUPS
 from rlvr.task import answer_key, load_tasks
@@ -136,8 +136,10 @@ def reading_table(folders: list[Path]) -> str:
     """Reading or guessing, per kind of question (held-out sets, final answers, ``seed0 / seed1 / ...``): right
     answers where the true answer is the kind's most common one, and where it is not; then per run the final
     model against the most-common-answer baseline, task by task (exact sign test on the tasks where exactly
-    one of them is right). Empty where the tasks' layouts name no kinds."""
+    one of them is right), and with several runs the same comparison pooled over tasks. Empty where the tasks'
+    layouts name no kinds."""
     per_run = []
+    pooled_maps: list[tuple[dict[str, bool], dict[str, bool]]] = []
     for folder in folders:
         tasks = [t for t in load_tasks(folder / "eval_tasks.jsonl") if not is_tuning_split(str(t.meta.get("split", "")))]
         truth = {t.id: answer_key(t) for t in tasks}
@@ -147,18 +149,15 @@ def reading_table(folders: list[Path]) -> str:
         for line in (folder / "eval_after" / "verdicts.jsonl").read_text().splitlines():
             record = json.loads(line)
             right[record["task_id"]] = bool(record["rollouts"][0]["correct"])
+        # per task: is the baseline (the kind's most common answer) right?
+        baseline = {i: truth[i] == common[kind] for i, kind in kinds.items() if kind is not None and i in right}
         cells: dict[str, Counter] = {}
-        up = down = 0
-        for i, kind in kinds.items():
-            if kind is None or i not in right:
-                continue
-            modal = truth[i] == common[kind]
-            cell = cells.setdefault(kind, Counter())
+        for i, modal in baseline.items():
+            cell = cells.setdefault(kinds[i], Counter())
             cell["modal" if modal else "other"] += 1
             cell["modal_right" if modal else "other_right"] += right[i]
-            up += right[i] and not modal
-            down += modal and not right[i]
-        per_run.append((cells, up, down))
+        per_run.append((cells, *against_common_answers(tasks, right)))
+        pooled_maps.append((baseline, {i: right[i] for i in baseline}))
     kinds = sorted({k for cells, _, _ in per_run for k in cells})
     if not kinds:
         return ""
@@ -170,6 +169,11 @@ def reading_table(folders: list[Path]) -> str:
     for (_, up, down), folder in zip(per_run, folders):
         lines.append(f"\n{folder.name}: final model against the most-common-answer baseline (held-out tasks): "
                      f"+{up} / −{down}, exact sign test p = {_p(sign_test_p_value(up, down))}")
+    if len(pooled_maps) > 1:
+        t = pooled_task_sign_test([b for b, _ in pooled_maps], [a for _, a in pooled_maps])
+        lines.append(f"\nseeds pooled over tasks, final model against the most-common-answer baseline ({t.runs} runs, "
+                     f"{t.n_tasks} held-out tasks): {t.improved} tasks better on average, {t.worsened} worse, "
+                     f"exact sign test p = {_p(t.p_value)}")
     return "\n".join(lines)
 
 

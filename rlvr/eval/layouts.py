@@ -119,6 +119,22 @@ def constant_answer_by_group(tasks: Sequence[Task]) -> dict[str, tuple[int, int]
     return {g: (c.most_common(1)[0][1], sum(c.values())) for g, c in _answers_by_group(tasks).items()}
 
 
+def against_common_answers(tasks: Sequence[Task], correct: Mapping[str, bool]) -> tuple[int, int]:
+    """A model against the most-common-answer baseline, task by task over the ``tasks`` that have a kind and a
+    verdict in ``correct``: ``(up, down)``, up where the model is right and the kind's most common true answer
+    (:func:`common_answers`, the baseline's answer) is not, down where the baseline is right and the model is not."""
+    common = common_answers(tasks)
+    up = down = 0
+    for task in tasks:
+        kind = task_group(task)
+        if kind is None or task.id not in correct:
+            continue
+        modal = answer_key(task) == common[kind]
+        up += bool(correct[task.id]) and not modal
+        down += modal and not correct[task.id]
+    return up, down
+
+
 def layouts() -> list[ReportLayout]:
     """Every layout of the registered groups, then the generic one."""
     found = {g.report.name: g.report for g in list_groups() if g.report is not None}

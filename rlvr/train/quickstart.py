@@ -41,6 +41,7 @@ from rlvr.train.quickstart_report import (  # noqa: F401 - re-exported: the repo
     reward_metric,
     reward_trend,
     score_records,
+    versus_common_answers,
 )
 from rlvr.train.runner import train
 from rlvr.train.sft import cold_start, parse_sft_recipe
@@ -239,11 +240,13 @@ def run_quickstart(
     }
     train_summary.update(reward_trend(history))
     table = render_table(before, after, warm)
-    by_kind = accuracy_by_kind(load_tasks(tasks_file), {"base": before_records, "warm start": warm_records,
-                                                        "final": after_records})
+    eval_tasks = load_tasks(tasks_file)
+    stage_records = {"base": before_records, "warm start": warm_records, "final": after_records}
+    by_kind = accuracy_by_kind(eval_tasks, stage_records)
+    versus_common = versus_common_answers(eval_tasks, stage_records)
     qs = QuickstartResult(output_dir=str(out), before=before, after=after, train=train_summary, seconds=seconds,
                           table=table, splits=summary_splits, warm=warm, base_cache=cached_from, budget=budget,
-                          claims=claims, by_kind=by_kind)
+                          claims=claims, by_kind=by_kind, versus_common=versus_common)
     _write_json(out / "quickstart.json", qs.to_dict())
     _write_json(out / "summary.json", {"primary": claims["primary"], "secondary": claims["secondary"],
                                        "tuning": {g: summary_splits[g] for g in claims["tuning"]},
@@ -255,6 +258,7 @@ def run_quickstart(
                                                         if k.startswith(("train_reward", "trend_", "quarter_", "dynamic_"))},
                                        "base_from_cache": cached_from,
                                        **({"by_kind": by_kind} if by_kind else {}),
+                                       **({"versus_most_common_answer": versus_common} if versus_common else {}),
                                        **({"budget": budget,
                                            "budget_smallest_significant": smallest_significant(budget, primary)}
                                           if budget else {})})

@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
-from rlvr.eval.layouts import accuracy_by_group, constant_answer_by_group, metric_note
-from rlvr.eval.stats import mean_se, paired_exact_test, paired_signed_rank_test, quarter_trend
+from rlvr.eval.layouts import accuracy_by_group, against_common_answers, constant_answer_by_group, metric_note
+from rlvr.eval.stats import mean_se, paired_exact_test, paired_signed_rank_test, quarter_trend, sign_test_p_value
 from rlvr.eval.tables import metric_value
 from rlvr.reasons import format_ok
 from rlvr.task import Task
@@ -62,6 +62,7 @@ class QuickstartResult:
     budget: list[dict[str, Any]] = field(default_factory=list)
     claims: dict[str, Any] = field(default_factory=dict)
     by_kind: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    versus_common: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -254,6 +255,24 @@ def accuracy_by_kind(tasks: Sequence[Task], stages: dict[str, Sequence[dict[str,
     return out
 
 
+def versus_common_answers(tasks: Sequence[Task], stages: dict[str, Sequence[dict[str, Any]] | None]) -> dict[str, dict[str, Any]]:
+    """Per stage, the model against the most-common-answer baseline task by task over the held-out eval tasks
+    (:func:`rlvr.eval.layouts.against_common_answers`): ``{"up", "down", "p"}`` with the exact sign test's
+    two-sided p on the tasks where exactly one of the two is right. Whether a model reads the question beyond
+    its kind: base -> final alone would pass for one that answers each kind's common value. Empty where the
+    family names no kinds."""
+    held = [t for t in tasks if not is_tuning_split(str(t.meta.get("split", "")))]
+    out: dict[str, dict[str, Any]] = {}
+    if not constant_answer_by_group(held):  # no kinds
+        return out
+    for stage, records in stages.items():
+        if records is None:
+            continue
+        up, down = against_common_answers(held, {rec["id"]: bool(rec["rollouts"][0]["correct"]) for rec in records})
+        out[stage] = {"up": up, "down": down, "p": sign_test_p_value(up, down)}
+    return out
+
+
 def render_by_kind(by_kind: dict[str, dict[str, list[int]]]) -> str:
     """A Markdown table: right / scored per kind of question at each stage."""
     stages = list(dict.fromkeys(s for cells in by_kind.values() for s in cells))
@@ -289,6 +308,10 @@ def report_markdown(qs: QuickstartResult) -> str:
         lines += ["", "exact match per kind of question (held-out sets, right / scored; the last column answers every "
                   "question of a kind with its most common true answer on these tasks, an optimistic baseline that reads "
                   "nothing but the kind):", "", render_by_kind(qs.by_kind)]
+    if qs.versus_common:
+        lines += ["", "against that baseline, task by task (held-out sets; + where only the model is right, - where only "
+                  "the baseline is; exact sign test):"]
+        lines += [f"  {stage}: +{row['up']} / -{row['down']}, p = {row['p']:.3g}" for stage, row in qs.versus_common.items()]
     if qs.splits:
         lines += ["", "paired tests per split (the same tasks at every stage; exact McNemar on exact match, exact",
                   "Wilcoxon signed-rank on per-task reward; p uncorrected here, Holm-corrected in summary.json's secondary;",

@@ -8,8 +8,11 @@ import pytest
 
 import rlvr
 from rlvr.datasets import Mixture
-from rlvr.eval.layouts import GENERIC_LAYOUT, accuracy_by_group, constant_answer_by_group, metric_note, task_group
+from rlvr.eval.layouts import (GENERIC_LAYOUT, accuracy_by_group, against_common_answers, common_answers,
+                               constant_answer_by_group, metric_note, task_group)
+from rlvr.eval.stats import sign_test_p_value
 from rlvr.registry import get_family
+from rlvr.task import answer_key
 from rlvr.train.config import DEFAULT_EVAL_SPLITS, TaskArguments
 from rlvr.train.data import default_eval_splits, eval_set_specs, held_out_splits
 from rlvr.train.entry import find_recipe
@@ -104,8 +107,13 @@ def test_quickstart_molecules_end_to_end_with_the_tiny_model(tmp_path, tiny_mode
     assert summary["by_kind"] and all(set(cells) == {"base", "warm start", "final", "most common answer"}
                                       for cells in summary["by_kind"].values())
     assert sum(cells["final"][1] for cells in summary["by_kind"].values()) == 2
+    # the same held-out tasks, each stage against the most-common-answer baseline
+    versus = summary["versus_most_common_answer"]
+    assert set(versus) == {"base", "warm start", "final"}
+    assert all(row["up"] + row["down"] <= 2 and 0 < row["p"] <= 1 for row in versus.values())
     report = (tmp_path / "qs" / "quickstart.md").read_text()
     assert "exact match per kind of question" in report and "product bag" not in report
+    assert "against that baseline, task by task" in report and "  final: +" in report
 
 
 def test_accuracy_by_question_kind_uses_the_layouts_hook(recipe):
@@ -124,6 +132,41 @@ def test_accuracy_by_question_kind_uses_the_layouts_hook(recipe):
     assert task_group(tasks[0]) == tasks[0].meta["features"][0]
     stoich = rlvr.generate("stoich.t1", split="test_in", seed=0, index=0)
     assert task_group(stoich) is None and accuracy_by_group([stoich], {stoich.id: True}) == {}
+
+
+def test_a_model_against_the_most_common_answer_baseline(recipe):
+    from rlvr.train.quickstart_report import versus_common_answers
+
+    task_args = recipe[0]
+    tasks = [Mixture(task_args.mix(), "hard", task_args.eval_seed).task_at(i) for i in range(30)]
+    common = common_answers(tasks)
+    modal = {t.id: answer_key(t) == common[task_group(t)] for t in tasks}
+    n_modal = sum(modal.values())
+    assert 0 < n_modal < len(tasks)
+    # a model that reads every count beats the baseline exactly where the truth is not the common answer
+    assert against_common_answers(tasks, {t.id: True for t in tasks}) == (len(tasks) - n_modal, 0)
+    assert against_common_answers(tasks, {t.id: False for t in tasks}) == (0, n_modal)
+    assert against_common_answers(tasks, modal) == (0, 0)  # the baseline itself
+    assert against_common_answers(tasks, {}) == (0, 0)  # no verdicts, nothing compared
+    tune = Mixture(task_args.mix(), "train", task_args.eval_seed).task_at(0)  # tuning tasks are left out
+    records = [{"id": t.id, "rollouts": [{"correct": True}]} for t in [*tasks, tune]]
+    versus = versus_common_answers([*tasks, tune], {"final": records, "warm start": None})
+    assert versus == {"final": {"up": len(tasks) - n_modal, "down": 0, "p": sign_test_p_value(len(tasks) - n_modal, 0)}}
+    stoich = rlvr.generate("stoich.t1", split="test_in", seed=0, index=0)
+    assert against_common_answers([stoich], {stoich.id: True}) == (0, 0)
+    assert versus_common_answers([stoich], {"final": [{"id": stoich.id, "rollouts": [{"correct": True}]}]}) == {}
+
+
+def test_the_gpu_recipe_is_the_cpu_recipe_with_a_longer_warm_start(recipe):
+    cpu_task, cpu_sft, cpu_training, _ = recipe
+    task_args, sft_args, training_args, _ = parse_sft_recipe(["--config", find_recipe("quickstart_molecules_gpu")],
+                                                             prog="test")
+    # the same questions, eval sets and claim; four times the warm-start rows and steps, more GRPO steps
+    assert task_args.task_options == cpu_task.task_options and task_args.system_prompt == cpu_task.system_prompt
+    assert eval_set_specs(task_args).keys() == eval_set_specs(cpu_task).keys()
+    assert task_args.primary_test == cpu_task.primary_test and task_args.reward_mode == cpu_task.reward_mode
+    assert (sft_args.sft_steps, sft_args.sft_train_size) == (4 * cpu_sft.sft_steps, 4 * cpu_sft.sft_train_size)
+    assert sft_args.sft_style == cpu_sft.sft_style and training_args.max_steps >= cpu_training.max_steps
 
 
 def test_the_constant_answer_baseline_counts_each_kinds_most_common_truth(recipe):

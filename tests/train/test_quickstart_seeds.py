@@ -165,3 +165,31 @@ def test_the_reading_table_splits_right_answers_by_whether_the_truth_is_the_comm
     n_common = values.count(common)
     assert f"| ring_count | {n_common}/{n_common} | 0/{len(values) - n_common} |" in table
     assert "+0 / −0, exact sign test p = 1" in table  # the constant model is the baseline, task for task
+
+
+def test_the_reading_table_pools_seeds_against_the_baseline(seeds, tmp_path):
+    import json
+
+    tasks = list(rlvr.sample("mol.count", n=12, split="hard", seed=1234, load=1, keys=["ring_count"]))
+    values = [t.ground_truth["ring_count"] for t in tasks]
+    common = max(set(values), key=values.count)
+    n_other = sum(v != common for v in values)
+    assert 0 < n_other < len(values)
+    folders = []
+    for run, answer in enumerate(("truth", "truth", "common")):  # two runs read every count, one answers the constant
+        folder = tmp_path / f"seed{run}"
+        (folder / "eval_after").mkdir(parents=True)
+        (folder / "eval_tasks.jsonl").write_text("".join(t.to_json() + "\n" for t in tasks))
+        lines = []
+        for task, value in zip(tasks, values):
+            completion = f'<answer>{{"ring_count": {value if answer == "truth" else common}}}</answer>'
+            v = rlvr.verify(task, completion)
+            lines.append(json.dumps({"task_id": task.id, "rollouts": [{"correct": v.correct, "reason": str(v.reason)}]}))
+        (folder / "eval_after" / "verdicts.jsonl").write_text("\n".join(lines) + "\n")
+        folders.append(folder)
+    table = seeds.reading_table(folders)
+    assert f"seed0: final model against the most-common-answer baseline (held-out tasks): +{n_other} / −0" in table
+    assert "seed2: final model against the most-common-answer baseline (held-out tasks): +0 / −0" in table
+    # pooled: every task the constant gets wrong is better on average (two of three runs read it); none worse
+    assert f"(3 runs, {len(values)} held-out tasks): {n_other} tasks better on average, 0 worse" in table
+    assert "seeds pooled" not in seeds.reading_table(folders[:1])
