@@ -102,10 +102,11 @@ def _child_main(conn: Connection, progress: Any, timeout: float | None, imports:
         for spec in imports:
             import_plugin(spec)
     except Exception as exc:  # noqa: BLE001 - reported to the parent, which raises it
-        conn.send(("failed", f"{type(exc).__name__}: {exc}"))
+        _send(conn, ("failed", f"{type(exc).__name__}: {exc}"))
         return
     _warm_up()
-    conn.send(("ready", os.getpid()))
+    if not _send(conn, ("ready", os.getpid())):  # the parent stopped waiting (it was ended or gave up on this start)
+        return
     monotonic = time.monotonic
     while True:
         try:

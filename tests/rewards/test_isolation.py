@@ -79,3 +79,21 @@ def test_a_replaced_scorer_sends_nothing_to_a_closed_parent_and_raises_nothing()
     assert _send(child, ("done", [], 0)) and parent.recv() == ("done", [], 0)
     parent.close()
     assert _send(child, ("done", [(0, 1.0)], 1)) is False  # BrokenPipeError is swallowed, not printed
+
+
+def test_a_child_whose_parent_stopped_waiting_exits_without_a_traceback(capfd):
+    from rlvr.rewards.isolation import _IDLE, _child_main
+
+    # the parent closed its end before the child was ready (its start timed out, or the parent was killed):
+    # the child's "ready" finds a broken pipe; it must return quietly, not print a traceback into the server log
+    parent, child = multiprocessing.Pipe()
+    parent.close()
+    progress = multiprocessing.RawArray("d", 2)
+    progress[0] = _IDLE
+    _child_main(child, progress, 1.0, ())
+    assert "Traceback" not in capfd.readouterr().err
+    # the same with a failing plugin import: the "failed" report to the closed parent is dropped too
+    parent, child = multiprocessing.Pipe()
+    parent.close()
+    _child_main(child, progress, 1.0, ("no_such_module_for_rlvr_tests",))
+    assert "Traceback" not in capfd.readouterr().err
