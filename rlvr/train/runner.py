@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from rlvr.models import load_tokenizer, quiet_checkpointing_aliases, resolve_model
+from rlvr.train.compact_head import compact_trainer_heads
 from rlvr.train.config import TaskArguments, has_accelerator
 from rlvr.train.curriculum import Curriculum
 from rlvr.train.data import build_eval_sets, build_sampler, build_train_dataset
@@ -74,6 +75,12 @@ def _named_eval_trainer(base: type) -> type:
 
     class NamedEvalTrainer(SamplingHooks, base):  # type: ignore[misc, valid-type]
         _rlvr_eval_prefix: str | None = None
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            # CPU: the loss scores completion tokens only (rlvr.train.compact_head)
+            compact_trainer_heads(self, temperature=float(getattr(self, "temperature", 1.0)),
+                                  outputs=("log_probs", "entropy"))
 
         def evaluate(self, eval_dataset=None, ignore_keys=None, metric_key_prefix: str = "eval"):
             previous = self._rlvr_eval_prefix

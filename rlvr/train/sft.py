@@ -35,6 +35,7 @@ from rlvr.models import load_tokenizer, quiet_checkpointing_aliases, resolve_mod
 from rlvr.train.checkpointing import NEW as NEW_CHECKPOINTING
 from rlvr.train.checkpointing import OLD as OLD_CHECKPOINTING
 from rlvr.train.checkpointing import checkpointing_argv, checkpointing_kwargs, recipe_checkpointing
+from rlvr.train.compact_head import compact_trainer_heads
 from rlvr.train.config import (
     CPU_OVERRIDES, TaskArguments, _peek_algorithm, config_classes, has_accelerator, recipe_mapping,
 )
@@ -171,6 +172,7 @@ def run_sft(
             peft_config=peft_config,
             callbacks=list(callbacks) or None,
         )
+        compact_trainer_heads(trainer, outputs=("log_probs", "entropy", "is_top1"))  # CPU: completion tokens only
         if any(getattr(cb, "replaces_console", False) for cb in callbacks):
             from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
