@@ -73,8 +73,6 @@ def add_compact_head(model: Any, *, temperature: float = 1.0,
     forward defers to TRL's for anything else). Returns False, leaving the model as it is, for models
     :func:`covers` does not handle.
     """
-    import torch
-
     try:
         from trl.trainer.utils import FusedCausalLMOutput
     except ImportError:  # a TRL without the fused head: its trainers never ask for it
@@ -97,9 +95,7 @@ def add_compact_head(model: Any, *, temperature: float = 1.0,
         scored = labelled_log_probs(hidden[mask], head.weight, head.bias, labels[mask], temperature=temperature,
                                     outputs=outputs)
         # masked_scatter keeps an all-ignored batch connected to the graph: a differentiable zero, as in TRL
-        full = {name: (torch.zeros(mask.shape, dtype=x.dtype, device=x.device).masked_scatter(mask, x)
-                       if name == "is_top1" else x.new_zeros(mask.shape).masked_scatter(mask, x))
-                for name, x in scored.items()}
+        full = {name: x.new_zeros(mask.shape).masked_scatter(mask, x) for name, x in scored.items()}
         log_probs = full["log_probs"]
         loss = -log_probs.sum() / (mask.sum().clamp(min=1) if num_items_in_batch is None else num_items_in_batch)
         return FusedCausalLMOutput(loss=loss, log_probs=log_probs, entropy=full.get("entropy"),
