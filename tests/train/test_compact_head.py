@@ -12,7 +12,9 @@ if not hasattr(trl_utils, "add_fused_lm_head"):  # pragma: no cover - older TRL:
 
 from transformers import AutoModelForCausalLM, TrainerCallback  # noqa: E402
 
-from rlvr.train.compact_head import add_compact_head, covers, is_compact, labelled_log_probs  # noqa: E402
+from rlvr.train.compact_head import (  # noqa: E402
+    add_compact_head, compact_trainer_heads, covers, is_compact, labelled_log_probs,
+)
 
 OUTPUTS = ("log_probs", "entropy", "is_top1")
 
@@ -105,6 +107,30 @@ def test_scaled_logits_keep_trls_path(tiny_model):
     trl_utils.add_fused_lm_head(model)
     forward = model.forward
     assert add_compact_head(model) is False and model.forward == forward and not is_compact(model)
+
+
+def test_trainer_heads_cover_the_policy_under_peft_and_the_reference_model(tiny_model):
+    from types import SimpleNamespace
+
+    from peft import LoraConfig, get_peft_model
+
+    from rlvr.models import quiet_checkpointing_aliases
+
+    policy, ref = (AutoModelForCausalLM.from_pretrained(tiny_model) for _ in range(2))
+    trl_utils.add_fused_lm_head(policy, temperature=0.7, outputs=("log_probs", "entropy"))
+    trl_utils.add_fused_lm_head(ref, temperature=0.7)
+    with quiet_checkpointing_aliases():
+        wrapped = get_peft_model(policy, LoraConfig(r=4, target_modules=["q_proj"], task_type="CAUSAL_LM"))
+    trainer = SimpleNamespace(model=wrapped, ref_model=ref)
+    assert compact_trainer_heads(trainer, temperature=0.7, outputs=("log_probs", "entropy"))
+    assert is_compact(wrapped) and is_compact(ref)
+    inputs = batch()
+    expected_ref = AutoModelForCausalLM.from_pretrained(tiny_model)
+    trl_utils.add_fused_lm_head(expected_ref, temperature=0.7)
+    with torch.no_grad():
+        got = ref(**inputs, fused_lm_head=True).log_probs
+        expected = expected_ref(**inputs, fused_lm_head=True).log_probs
+    assert torch.allclose(got, expected, atol=1e-5)  # the reference model's temperature is applied too
 
 
 class _SeesTheModel(TrainerCallback):
