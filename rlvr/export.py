@@ -6,10 +6,12 @@
   ``family``, ``id``, ``split`` [, ``completion``]), as one parquet file or a ``save_to_disk`` folder;
 - ``verl``: verl's RL layout, one row per task: ``data_source`` (the family), ``prompt`` (chat list),
   ``ability``, ``reward_model`` = ``{"style": "rule", "ground_truth": <JSON string>}``, ``extra_info`` =
-  ``{"split", "index", "id", "family", "task_json"}``, scored by :func:`rlvr.rewards.verl.compute_score`.
+  ``{"split", "index", "id", "family", "task_json"}``, scored by :func:`rlvr.rewards.verl.compute_score`;
+- ``nemo-gym``: NeMo-Gym's JSONL samples (``responses_create_params.input`` = the chat, ``task_json``,
+  ``agent_ref``; :mod:`rlvr.integrations.nemo_gym_data`), scored by rlvr's NeMo-Gym resources server.
 
 Where: ``out`` follows the ``--out`` rule of :mod:`rlvr.files`; in a folder the file is
-``SPLIT.jsonl`` / ``SPLIT.parquet`` (``SPLIT/`` for ``hf``, as ``DatasetDict.save_to_disk`` lays out
+``SPLIT.jsonl`` (jsonl, nemo-gym) / ``SPLIT.parquet`` (``SPLIT/`` for ``hf``, as ``DatasetDict.save_to_disk`` lays out
 splits). Nothing that exists is replaced without ``overwrite``, and writes are atomic.
 
 Rows are generated and written in batches, so memory stays bounded for large ``n``; with
@@ -30,11 +32,16 @@ from typing import Any, Iterator
 from rlvr.api import generate
 from rlvr.datasets import MixLike, Mixture, iter_rows, row_features, task_from_row
 from rlvr.files import atomic_open, atomic_path, resolve_out
+from rlvr.integrations.nemo_gym_data import sample_record
 from rlvr.progress import progress_bar
 from rlvr.registry import get_family
 from rlvr.task import Task
 
-FORMATS = ("jsonl", "parquet", "hf", "verl")
+FORMATS = ("jsonl", "parquet", "hf", "verl", "nemo-gym")
+#: formats written as JSON lines
+JSONL_FORMATS = ("jsonl", "nemo-gym")
+#: formats that hold no completion column (``with_solution`` is refused)
+RL_FORMATS = ("verl", "nemo-gym")
 _BATCH = 1024
 #: most rows per work item of a worker process
 _CHUNK = 512
@@ -91,12 +98,12 @@ def export_path(out: str | os.PathLike[str], fmt: str, split: str, *, overwrite:
     """The path an export to ``out`` writes (the ``--out`` rule); raises if it may not be written."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; choose one of {list(FORMATS)}")
-    name = split if fmt == "hf" else f"{split}.{'jsonl' if fmt == 'jsonl' else 'parquet'}"
+    name = split if fmt == "hf" else f"{split}.{'jsonl' if fmt in JSONL_FORMATS else 'parquet'}"
     return resolve_out(out, name, overwrite=overwrite, is_artifact_folder=is_dataset_folder if fmt == "hf" else None)
 
 
 def _rows(fmt: str, mixture: Mixture, n: int, start: int, with_solution: bool, style: str) -> Iterator[Any]:
-    """Dataset rows (parquet, hf), verl rows, or JSONL lines (jsonl) of rows ``start..start+n-1``."""
+    """Dataset rows (parquet, hf), verl rows, or JSONL lines (jsonl, nemo-gym) of rows ``start..start+n-1``."""
     rows = iter_rows(mixture, n=n, start=start, with_solution=with_solution, style=style)
     if fmt in ("parquet", "hf"):
         yield from rows
@@ -110,6 +117,8 @@ def _rows(fmt: str, mixture: Mixture, n: int, start: int, with_solution: bool, s
         if fmt == "jsonl":
             record["completion"] = row["completion"]
             yield json.dumps(record, ensure_ascii=False)
+        elif fmt == "nemo-gym":
+            yield json.dumps(sample_record(record, row["task_json"], start + offset), ensure_ascii=False)
         else:  # verl
             family = record["family"]
             if family not in abilities:
@@ -230,8 +239,8 @@ def export_tasks(
         raise ValueError(f"n must be >= 0, got {n}")
     if int(num_proc) < 1:
         raise ValueError(f"num_proc must be at least 1, got {num_proc}")
-    if fmt == "verl" and with_solution:
-        raise ValueError("the verl RL layout has no completion column; export solutions as jsonl/parquet/hf")
+    if fmt in RL_FORMATS and with_solution:
+        raise ValueError(f"the {fmt} RL layout has no completion column; export solutions as jsonl/parquet/hf")
     mixture = Mixture(mix, split, seed)
     n, start = int(n), int(start)
     workers = min(int(num_proc), max(1, n // 16))
@@ -246,7 +255,7 @@ def export_tasks(
             rows = _rows(fmt, mixture, n, start, with_solution, style)
         bar = stack.enter_context(progress_bar(n, f"export {fmt}", unit="task", show=progress))
         rows = _counted(rows, bar)
-        if fmt == "jsonl":
+        if fmt in JSONL_FORMATS:
             return _write_jsonl(rows, path)
         if fmt == "parquet":
             return _write_parquet(rows, row_features(with_solution), path)
@@ -255,14 +264,19 @@ def export_tasks(
         return _write_hf(rows, row_features(with_solution), path)
 
 
+def _task_of_line(record: dict[str, Any]) -> Task:
+    """A task from a JSONL line: a task record, or a sample holding one as ``task_json`` (nemo-gym)."""
+    return Task.from_json(record["task_json"]) if "task_json" in record else Task.from_dict(record)
+
+
 def read_tasks(path: str | os.PathLike[str], fmt: str | None = None) -> list[Task]:
     """Load the tasks of an export (any of :data:`FORMATS`; guessed from the path when ``fmt`` is None)."""
     path = Path(path)
     if fmt is None:
         fmt = "hf" if path.is_dir() else ("jsonl" if path.suffix in (".jsonl", ".json") else "parquet")
-    if fmt == "jsonl":
+    if fmt in JSONL_FORMATS:
         with path.open(encoding="utf-8") as fh:
-            return [Task.from_dict(json.loads(line)) for line in fh if line.strip()]
+            return [_task_of_line(json.loads(line)) for line in fh if line.strip()]
     if fmt == "hf":
         from datasets import load_from_disk
 

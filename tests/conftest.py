@@ -18,7 +18,7 @@ import pytest
 REQUIRE_VARIABLE = "RLVR_REQUIRE_INTEGRATIONS"
 #: modules the test install provides; a skip naming one of them is a missing integration
 FRAMEWORKS = ("verl", "openrlhf", "verifiers", "rlvr_chem_env", "tensordict", "trl", "transformers",
-              "accelerate", "peft", "torch", "requests")
+              "accelerate", "peft", "torch", "requests", "reasoning_gym", "skyrl_gym", "atroposlib", "nemo_gym")
 _INTEGRATIONS = Path(__file__).resolve().parent / "integrations"
 _NAMES = re.compile(r"(?<![\w-])(" + "|".join(FRAMEWORKS) + r")(?![\w-])")
 

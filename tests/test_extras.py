@@ -30,7 +30,7 @@ def test_no_extra_pulls_a_gpu_only_package():
 def test_the_docs_say_how_to_install_openrlhf_and_name_no_missing_extra():
     docs = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
     for path in docs:
-        for extra in re.findall(r"rlvr-chem\[([a-z,]+)\]", path.read_text(encoding="utf-8")):
+        for extra in re.findall(r"rlvr-chem\[([a-z,-]+)\]", path.read_text(encoding="utf-8")):
             assert set(extra.split(",")) <= set(_extras()), f"{path.name} names the extra [{extra}]"
     text = (REPO / "docs" / "integrations.md").read_text(encoding="utf-8")
     assert "### Installing OpenRLHF" in text and 'pip install --no-deps "openrlhf~=0.11.2"' in text

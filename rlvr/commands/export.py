@@ -1,4 +1,4 @@
-"""``rlvr export``: write tasks to JSONL, parquet, a ``datasets`` folder, or verl's RL parquet layout."""
+"""``rlvr export``: write tasks to JSONL, parquet, a ``datasets`` folder, verl's RL parquet or NeMo-Gym samples."""
 from __future__ import annotations
 
 import argparse
@@ -16,20 +16,20 @@ from rlvr.commands.plugins import add_plugin_arg, families_help
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export",
-        help="write tasks to jsonl / parquet / a datasets folder / verl parquet",
+        help="write tasks to jsonl / parquet / a datasets folder / verl parquet / NeMo-Gym jsonl",
         description=(
             "Write N tasks of a family or a weighted mixture. --family takes one family or a mixture "
             "'fam[@split][:weight],...' (e.g. 'stoich.t1:2,mol.count@easy:1'); -o options apply to every family. "
-            "In a folder the file is SPLIT.jsonl or SPLIT.parquet (jsonl, parquet, verl) or the datasets folder SPLIT "
+            "In a folder the file is SPLIT.jsonl or SPLIT.parquet (jsonl, nemo-gym, parquet, verl) or the datasets folder SPLIT "
             "(hf), e.g. --format verl --out data/ writes data/train.parquet."
         ),
     )
     p.add_argument("--family", required=True,
                    help=families_help("family or mixture 'fam[@split][:weight],...' of the families"))
     add_common_args(p, n_default=1000, n_help="number of tasks", index_help="index of the first row")
-    p.add_argument("--format", dest="fmt", default="jsonl", choices=["jsonl", "parquet", "hf", "verl"],
+    p.add_argument("--format", dest="fmt", default="jsonl", choices=["jsonl", "parquet", "hf", "verl", "nemo-gym"],
                    help="jsonl: task records; parquet / hf: dataset rows as a file / a save_to_disk folder; "
-                        "verl: verl's RL parquet layout")
+                        "verl: verl's RL parquet layout; nemo-gym: NeMo-Gym's JSONL samples")
     add_out_args(p, "SPLIT.jsonl / SPLIT.parquet / SPLIT (hf)",
                  what="output file (a datasets folder for --format hf)", required=True)
     p.add_argument("--num-proc", type=positive_int, default=1,
@@ -44,8 +44,9 @@ def run(args: argparse.Namespace) -> int:
     from rlvr.datasets import FamilyMix, Mixture, parse_mix
     from rlvr.export import export_path, export_tasks
 
-    if args.fmt == "verl" and args.with_solution:
-        raise UsageError("--format verl has no completion column; export solutions with --format jsonl, parquet or hf")
+    if args.fmt in ("verl", "nemo-gym") and args.with_solution:
+        raise UsageError(f"--format {args.fmt} has no completion column; export solutions with --format jsonl, "
+                         "parquet or hf")
     options = task_options(args)
     mix = [FamilyMix(m.family, m.weight, {**m.options, **options}, m.split) for m in parse_mix(args.family)]
     path = export_path(args.out, args.fmt, args.split, overwrite=args.overwrite)

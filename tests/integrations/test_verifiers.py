@@ -20,9 +20,6 @@ vf = pytest.importorskip("verifiers.v1", reason="verifiers is not installed (bas
 pytest.importorskip("rlvr_chem_env", reason="the environment package is not installed: "
                                             "pip install -e environments/rlvr_chem_env (scripts/install.sh --dev does)")
 
-from verifiers.v1.graph import MessageNode
-from verifiers.v1.state import state_cls
-
 import rlvr
 from rlvr.datasets import build_dataset
 from rlvr.integrations.verifiers_env import TASKSET_ID, ChemTask, ChemTaskset
@@ -34,21 +31,15 @@ def _taskset(**options):
     return vf.load_taskset(config.taskset)
 
 
-def _trace(task: ChemTask, reply: str) -> vf.Trace:
-    trace = vf.Trace(
-        task=vf.TraceTask(type=type(task).__name__, data=task.data, key=task.key, hash=task.hash),
-        state=state_cls(type(task))(),
-        agent=vf.AgentInfo(config=vf.AgentConfig(), name="agent", trainable=False),
-    )
-    trace.nodes.append(MessageNode(message=vf.UserMessage(content=task.data.prompt_text)))
-    trace.nodes.append(MessageNode(parent=0, message=vf.AssistantMessage(content=reply), sampled=True))
-    return trace
+@pytest.fixture
+def score(verifiers_trace):
+    """``score(task, reply)``: the scored trace (``Task.score`` runs the rubric)."""
+    def run(task: ChemTask, reply: str) -> vf.Trace:
+        trace = verifiers_trace(task, reply)
+        asyncio.run(task.score(trace))
+        return trace
 
-
-def _score(task: ChemTask, reply: str) -> vf.Trace:
-    trace = _trace(task, reply)
-    asyncio.run(task.score(trace))
-    return trace
+    return run
 
 
 def test_taskset_resolves_by_id_and_is_unlimited(mix):
@@ -67,35 +58,35 @@ def test_taskset_resolves_by_id_and_is_unlimited(mix):
         _taskset(mix="no_such_family")
 
 
-def test_rubric_scores_right_one_wrong_zero(mix, answers):
+def test_rubric_scores_right_one_wrong_zero(mix, answers, score):
     tasks = list(_taskset(mix=mix, seed=1).take(6))
     responses = answers([t.rlvr_task for t in tasks])
     by_id = {t.key: t for t in tasks}
     rewards = []
     for answer in responses:
-        trace = _score(by_id[answer.task.id], answer.text)
+        trace = score(by_id[answer.task.id], answer.text)
         assert set(trace.rewards) == {"correct"} and trace.metrics["answered"] in (0.0, 1.0)
         assert trace.rewards["correct"].weight == 1.0
         rewards.append(trace.reward)
     assert rewards == [a.reward for a in responses]
     assert set(rewards) == {0.0, 1.0}  # a right reply scores 1.0, a wrong one 0.0
-    assert _score(tasks[0], "").reward == 0.0 and _score(tasks[0], "").metrics["answered"] == 0.0
+    assert score(tasks[0], "").reward == 0.0 and score(tasks[0], "").metrics["answered"] == 0.0
 
 
-def test_episode_stops_after_one_reply():
+def test_episode_stops_after_one_reply(verifiers_trace):
     """The task's stop hook, as a rollout binds it (a Trace predicate), ends the episode after one turn."""
     from verifiers.v1.rollout import hook_boundary
 
     task = next(iter(_taskset(mix="mol.count")))
     (stop,) = task.hooks("stop")
     assert hook_boundary(stop, allow_trace=True) is vf.Trace
-    answered = _trace(task, rlvr.oracle_completion(task.rlvr_task))
-    unanswered = _trace(task, "x")
+    answered = verifiers_trace(task, rlvr.oracle_completion(task.rlvr_task))
+    unanswered = verifiers_trace(task, "x")
     unanswered.nodes.pop()
     assert asyncio.run(stop(answered)) is True and asyncio.run(stop(unanswered)) is False
 
 
-def test_reward_mode_gives_partial_credit():
+def test_reward_mode_gives_partial_credit(score):
     """``task.reward_mode=f1``: an answer missing one product species earns partial credit, not 0."""
     strict = list(_taskset(mix="stoich.t2", seed=2).take(4))
     shaped = list(_taskset(mix="stoich.t2", seed=2, task={"reward_mode": "f1"}).take(4))
@@ -105,9 +96,9 @@ def test_reward_mode_gives_partial_credit():
         species = body.split(".")
         assert len(species) > 1, body
         partial = "<answer>" + ".".join(species[:-1]) + "</answer>"
-        assert _score(plain, partial).reward == 0.0
-        assert 0.0 < _score(f1, partial).reward < 1.0
-        assert _score(f1, solution).reward == 1.0
+        assert score(plain, partial).reward == 0.0
+        assert 0.0 < score(f1, partial).reward < 1.0
+        assert score(f1, solution).reward == 1.0
 
 
 def test_gold_check_passes_for_every_family():

@@ -4,10 +4,15 @@ Products (Type 1 and 2): the run multiplier ``k`` of the mixture and the size of
 largest product coefficient (``1``, ``2-3``, ``4+``): a Type 1 answer is ``k`` times each product
 coefficient, so both set how much arithmetic an answer needs. Balance and byproduct: the number of
 species in the equation.
+
+Knobs (options a framework's curriculum steps through, easiest first): the products' coefficient range
+``coef_in`` (the factor ``k`` of every split that draws from S_in; its upper end grows from 1 to 5), the
+byproduct ``scale`` (the shown reaction times 1 up to 1-5) and, for balancing, ``unit_share`` (the share
+of all-ones equations, from half the tasks to none).
 """
 from __future__ import annotations
 
-from rlvr.registry import Difficulty
+from rlvr.registry import Difficulty, Knob
 from rlvr.task import Task
 
 
@@ -35,5 +40,13 @@ def species_cell(task: Task) -> str:
 PRODUCTS_DIFFICULTY = Difficulty(
     cell=products_cell,
     description="run multiplier k and the reaction's largest product coefficient",
+    knobs=(Knob("coef_in", (1, 2, 3, 4, 5), span=True, description="run multipliers k of S_in, 1 up to the level"),),
 )
-SPECIES_DIFFICULTY = Difficulty(cell=species_cell, description="number of species in the equation")
+BALANCE_DIFFICULTY = Difficulty(
+    cell=species_cell, description="number of species in the equation",
+    knobs=(Knob("unit_share", (0.5, 0.25, 0.1, 0.0), description="share of equations whose coefficients are all 1"),),
+)
+BYPRODUCT_DIFFICULTY = Difficulty(
+    cell=species_cell, description="number of species in the equation",
+    knobs=(Knob("scale", (1, 2, 3, 4, 5), span=True, description="the shown reaction times 1 up to the level"),),
+)
