@@ -11,7 +11,7 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from rlvr.checkers.metrics import balance_rates
-from rlvr.checkers.stoich_parse import SpeciesPart
+from rlvr.checkers.stoich_species import SpeciesPart
 from rlvr.checkers.stoich_record import (
     NeedsCanonical,
     Record,

@@ -15,7 +15,8 @@ from rlvr.checkers.stoich_bag_truth import (
     written_byproduct_truth,
     written_products_truth,
 )
-from rlvr.checkers.stoich_parse import AnswerError, formula_parts, parse_bag_answer, species_parts
+from rlvr.checkers.stoich_parse import AnswerError, parse_bag_answer
+from rlvr.checkers.stoich_species import formula_parts, species_parts
 from rlvr.checkers.stoich_record import as_task
 from rlvr.checkers.stoich_verdict import FORMAT_CREDIT, MAX_LISTED, extract, fail, reward_mode, short
 from rlvr.chem.formula import Formula

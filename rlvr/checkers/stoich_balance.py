@@ -9,7 +9,8 @@ from typing import Any, Mapping
 
 from rlvr.checkers.metrics import bag_metrics, balance_rates
 from rlvr.checkers.stoich_balance_truth import BalanceTruth, balance_delta, balance_truth, written_balance_truth
-from rlvr.checkers.stoich_parse import AnswerError, BalanceAnswer, formula_key, parse_balance_answer, species_identity
+from rlvr.checkers.stoich_parse import AnswerError, BalanceAnswer, parse_balance_answer
+from rlvr.checkers.stoich_species import formula_key, species_identity
 from rlvr.checkers.stoich_record import as_task
 from rlvr.checkers.stoich_verdict import FORMAT_CREDIT, MAX_LISTED, extract, fail, reward_mode, short
 from rlvr.reasons import Reason

@@ -11,7 +11,7 @@ from functools import lru_cache
 from math import gcd
 from typing import Any
 
-from rlvr.checkers.stoich_parse import species_identity
+from rlvr.checkers.stoich_species import species_identity
 from rlvr.checkers.stoich_record import (
     NeedsCanonical,
     Record,

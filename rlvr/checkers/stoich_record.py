@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from math import isfinite
 from typing import Any
 
-from rlvr.checkers.stoich_parse import SpeciesPart, formula_parts, smiles_written_parts, species_parts
+from rlvr.checkers.stoich_species import SpeciesPart, formula_parts, smiles_written_parts, species_parts
 from rlvr.chem.formula import Formula
 from rlvr.chem.notation import MAX_COEFFICIENT
 from rlvr.chem.species import ENCODINGS, StrictEncoding, looks_like_smiles

@@ -19,26 +19,25 @@ from rlvr.task import Task
 TEST_MAX_N_ENV = "RLVR_TEST_MAX_N"
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
+def whole_number(text: str, minimum: int, bound: str) -> int:
+    """``text`` as an integer of at least ``minimum`` (``argparse.ArgumentTypeError`` saying ``must be {bound}``)."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"must be {bound}, got {value}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    return whole_number(text, 1, "at least 1")
 
 
 def non_negative_int(text: str) -> int:
     """argparse type: an integer >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
+    return whole_number(text, 0, "0 or more")
 
 
 def capped_n(n: int) -> int:

@@ -6,6 +6,8 @@
 - ``rlvr corpus import FILE [--tgt TGT] [--out BALANCED.txt]``: load a user file (reaction SMILES, or a
   ChemAlgebra src/tgt pair), rebalance it and print ChemAlgebra Table-1 style statistics; the result is
   cached so ``--option corpus=FILE`` in ``rlvr sample`` reuses it.
+
+``--plugin MODULE_OR_FILE`` goes before or after the action.
 """
 from __future__ import annotations
 
@@ -23,6 +25,9 @@ from rlvr.commands.plugins import add_plugin_arg
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("corpus", help="build, inspect and import stoichiometry reaction corpora", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    # before the action too: the entry point imports every --plugin of the command line before parsing
+    # (rlvr.cli.main), so which parser holds the value does not matter
+    add_plugin_arg(p)
     csub = p.add_subparsers(dest="corpus_command", metavar="ACTION")
     csub.required = True
 

@@ -18,8 +18,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "eval",
         help="evaluate a model (or a reference backend) on the eval suites of the family groups",
         description=(
-            "Evaluate a model on fixed, versioned eval sets and write results.json, report.md, plots and a "
-            "resumable verdict log into --out. `rlvr eval compare A.json B.json` shows two runs side by side."
+            "Evaluate a model on fixed, versioned eval sets and write results.json, report.md, a resumable verdict "
+            "log and, where the suite's report layouts draw any, PNG plots into --out. "
+            "`rlvr eval compare A.json B.json` shows two runs side by side."
         ),
     )
     p.add_argument("--model", default="default", help="local path, hub id, 'default' (embedded SmolLM2-135M-Instruct), "
@@ -34,7 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "the count is printed before generation starts")
     p.add_argument("--samples", type=positive_int, default=1, help="rollouts per task K (greedy when 1)")
     p.add_argument("--out", help="output folder (always a folder: a run writes several files) for results.json, "
-                   "report.md, run.json, plots/ and the verdict log (default runs/eval/<suite>-<model>-<backend>-s<seed>); "
+                   "report.md, run.json and the verdict log, and plots/ when a family group's report layout draws "
+                   "plots (the built-in groups' do; the generic per-family layout draws none) and some completion "
+                   "had an answer (default runs/eval/<suite>-<model>-<backend>-s<seed>); "
                    "a folder of an earlier run is resumed; --overwrite replaces only those files, other files in it stay")
     p.add_argument("--backend", default="auto", choices=["auto", "transformers", "vllm", "openai", "oracle", "copy-input"],
                    help="who answers: a local model (auto: vllm on a CUDA GPU when installed, else transformers; "
@@ -64,7 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "ending in / gets eval-SUITE.jsonl inside it; an existing file is replaced only with --overwrite")
     p.add_argument("--overwrite", action="store_true",
                    help="discard earlier results in --out instead of resuming (with --export: replace FILE)")
-    p.add_argument("--no-plots", dest="plots", action="store_false", help="skip the PNG plots")
+    p.add_argument("--no-plots", dest="plots", action="store_false", help="skip the PNG plots (plots/ is not made)")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar on stderr")
     p.add_argument("--list-suites", action="store_true", help="print the suites and their entries, then exit")
     add_plugin_arg(p)
@@ -109,7 +112,7 @@ def check_inputs(args: argparse.Namespace) -> None:
                          "(e.g. the output_dir of rlvr train)")
     if args.out and Path(args.out).expanduser().exists() and not Path(args.out).expanduser().is_dir():
         raise UsageError(f"--out {args.out} is a file; rlvr eval writes a run folder (results.json, report.md, "
-                         "verdicts.jsonl, plots/): give a folder")
+                         "verdicts.jsonl, maybe plots/): give a folder")
     if args.tasks_file and not Path(args.tasks_file).is_file():
         raise UsageError(f"--tasks {args.tasks_file} is not a file; give an eval set JSONL (rlvr eval --export FILE)")
 

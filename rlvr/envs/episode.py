@@ -89,3 +89,20 @@ class Episode:
         if not self.done:
             self.messages.append({"role": "user", "content": feedback})
         return TurnResult(reward=reward, done=self.done, feedback=feedback, verdict=verdict, turn=self.turn)
+
+
+class HoldsEpisode:
+    """The ``task`` and ``episode`` properties of an environment that keeps its current :class:`Episode`
+    in ``self._episode`` (None before the first reset): the Gymnasium env and the TRL adapter."""
+
+    _episode: Episode | None = None
+
+    @property
+    def task(self) -> Task | None:
+        """The current task (with its ground truth), or None before the first reset."""
+        return None if self._episode is None else self._episode.task
+
+    @property
+    def episode(self) -> Episode | None:
+        """The current episode state (turns taken, best score, transcript), or None before the first reset."""
+        return self._episode

@@ -25,7 +25,7 @@ import gymnasium as gym
 
 from rlvr.answer import MAX_COMPLETION_CHARS
 from rlvr.datasets import FamilyMix, MixLike, Mixture
-from rlvr.envs.episode import Episode, TurnConfig, prompt_text
+from rlvr.envs.episode import Episode, HoldsEpisode, TurnConfig, prompt_text
 from rlvr.envs.spaces import ChatText
 from rlvr.registry import DEFAULT_ENV_MIX, DEFAULT_MIX, group_for_env, resolve_in_group
 from rlvr.rng import stable_hash
@@ -39,7 +39,7 @@ MAX_OBSERVATION_CHARS = 1 << 20
 _RESET_OPTIONS = {"index", "task"}
 
 
-class ChemEnv(gym.Env[str, str]):
+class ChemEnv(HoldsEpisode, gym.Env[str, str]):
     """A text environment over a weighted mixture of task families.
 
     Args:
@@ -86,17 +86,6 @@ class ChemEnv(gym.Env[str, str]):
         self._episode: Episode | None = None
         self._episode_seed: int | None = None
         self._episodes_since_seed = 0
-
-    # ------------------------------------------------------------------ properties
-    @property
-    def task(self) -> Task | None:
-        """The current task (with its ground truth), or None before the first reset."""
-        return None if self._episode is None else self._episode.task
-
-    @property
-    def episode(self) -> Episode | None:
-        """The current episode state (turns taken, best score, transcript)."""
-        return self._episode
 
     # ------------------------------------------------------------------ gymnasium API
     def task_index(self, seed: int, k: int) -> int:

@@ -19,7 +19,7 @@ import functools
 from typing import Any
 
 from rlvr.datasets import MixLike, Mixture
-from rlvr.envs.episode import Episode, TurnConfig, prompt_text
+from rlvr.envs.episode import Episode, HoldsEpisode, TurnConfig, prompt_text
 from rlvr.registry import DEFAULT_ENV_MIX
 from rlvr.rng import stable_hash
 from rlvr.task import Task
@@ -33,7 +33,7 @@ TOOL_INSTRUCTION = (
 )
 
 
-class ChemToolEnv:
+class ChemToolEnv(HoldsEpisode):
     """One task episode exposed to TRL as the ``submit_answer`` tool.
 
     Args:
@@ -60,16 +60,6 @@ class ChemToolEnv:
     def factory(cls, **kwargs: Any):
         """A zero-argument callable for ``environment_factory`` with these settings bound."""
         return functools.partial(cls, **kwargs)
-
-    @property
-    def task(self) -> Task | None:
-        """The current task (None before the first reset)."""
-        return None if self._episode is None else self._episode.task
-
-    @property
-    def episode(self) -> Episode | None:
-        """The current episode (turns, transcript, best score)."""
-        return self._episode
 
     def reset(self, **kwargs: Any) -> str | None:
         """Start an episode on the row's task (``task_json``); returns the text to append to the prompt."""

@@ -1,9 +1,10 @@
 """Answers for fuzzing the checkers, written in each family's own format, and an independent judge.
 
 :func:`write_answer` draws, from a :class:`random.Random` (hypothesis's ``st.randoms()`` in the test
-suite, a seeded one in ``scripts/fuzz_verdicts.py``), either a mutation of the oracle completion or an
-answer in the family's format: coefficient lists and equations, bags ``{k}A.{k}B``, JSON objects,
-count and index answers, SMILES. :func:`independently_right` recomputes, without the checkers' code,
+suite, a seeded one in ``scripts/fuzz_verdicts.py``), either a mutation of the oracle completion, a
+hostile value in the oracle's own structure (under each of the family's own keys), or an answer in the
+family's format: coefficient lists and equations, bags ``{k}A.{k}B``, JSON objects, count and index
+answers, SMILES. :func:`independently_right` recomputes, without the checkers' code,
 whether an answer that scored 1.0 is right: element counts read by its own small formula reader
 (balance: every element conserved, coefficients positive and coprime; bags: the same multiset of
 compositions as the truth), counts and indices compared with the truth, generated SMILES re-read by RDKit.
@@ -18,6 +19,7 @@ from collections import Counter
 from functools import reduce
 from typing import Any
 
+from rlvr.families.derived import own_hostile_answers
 from rlvr.families.hostile import hostile_completions
 from rlvr.task import Task
 
@@ -228,10 +230,15 @@ def _mol_answer(task: Task, rng: random.Random) -> str:
 
 
 def write_answer(task: Task, oracle: str, rng: random.Random) -> str:
-    """A completion for ``task``: a mutated oracle, an answer in the family's format, or a hostile one."""
+    """A completion for ``task``: a mutated oracle, a hostile value in the oracle's own structure
+    (:func:`rlvr.families.derived.own_hostile_answers`), an answer in the family's format, or a hostile one."""
     pick = rng.random()
     if pick < 0.45:
         return mutate(oracle, rng)
+    if pick < 0.55:
+        derived = own_hostile_answers(oracle)
+        if derived:
+            return derived[rng.randrange(len(derived))]
     if pick < 0.97:
         body = _stoich_answer(task, rng) if task.family.startswith("stoich.") else _mol_answer(task, rng)
         if rng.random() < 0.1:

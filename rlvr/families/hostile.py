@@ -4,6 +4,8 @@ exception, never reason ``checker_error``). The conformance checks send each of 
 The corpus is family-agnostic: it mixes the answer formats of every family (coefficients, formulas,
 reactions, SMILES, index lists, JSON) with runaway numbers, long and deep text, odd code points and
 repeated tags. It is deterministic (no randomness) and bounded: :data:`MAX_TOTAL_CHARS` caps its size.
+Its JSON puts bad values under the built-in families' keys only; :mod:`rlvr.families.derived` writes
+them under a family's own keys, from its oracle answer.
 """
 from __future__ import annotations
 

@@ -41,6 +41,8 @@ def test_eval_help_explains_limit(capsys):
     assert main(["eval", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "entries x N x --samples completions" in text
+    # plots/ is promised only where it is made: a group layout that draws plots, some answered completion
+    assert "plots/ when a family group's report layout draws plots" in text and "generic per-family layout draws none" in text
 
 
 def test_train_and_sft_help_mention_plugin(capsys):
@@ -58,6 +60,19 @@ def test_features_and_corpus_take_plugin(tmp_path, capsys):
     assert '"carbon_atom_count": 2' in capsys.readouterr().out and marker.read_text() == "x"
     assert main(["corpus", "stats", "--corpus", "embedded-small", "--json", "--plugin", str(plugin)]) == 0
     assert "reactions" in capsys.readouterr().out and marker.read_text() == "x"  # imported once per process
-    for command in (["features"], ["corpus", "stats"], ["corpus", "import", "x.smi"], ["corpus", "build"]):
+    for command in (["features"], ["corpus"], ["corpus", "stats"], ["corpus", "import", "x.smi"], ["corpus", "build"]):
         assert main([*command, "--help"]) in (0, None)
         assert "--plugin" in capsys.readouterr().out, command
+
+
+def test_corpus_takes_plugin_before_its_action(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("RLVR_CACHE", str(tmp_path / "cache"))
+    plugin = tmp_path / "marker_before_action.py"
+    marker = tmp_path / "imported.txt"
+    plugin.write_text(f"open({str(marker)!r}, 'a').write('x')\n")
+    reactions = tmp_path / "mine.smi"
+    reactions.write_text("CC(=O)O.NC>>CNC(C)=O\n")
+    assert main(["corpus", "--plugin", str(plugin), "import", str(reactions), "--json"]) == 0
+    assert marker.read_text() == "x" and "reactions" in capsys.readouterr().out
+    assert main(["corpus", f"--plugin={plugin}", "stats", "--corpus", "embedded-small", "--json"]) == 0
+    assert "reactions" in capsys.readouterr().out

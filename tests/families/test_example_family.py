@@ -113,6 +113,7 @@ def test_rlvr_eval_with_the_oracle_backend(family, tmp_path, capsys):
     assert results["summary"]["tasks/toy.atoms/test/accuracy"] == 100.0
     assert results["summary"]["tasks/toy.atoms/test/answered"] == 100.0
     assert "toy.atoms" in (tmp_path / "report.md").read_text()
+    assert not (tmp_path / "plots").exists()  # the generic layout draws no plots (rlvr eval --help says so)
     assert cli_main(["eval", "--suite", "toy", "--backend", "copy-input", "--out", str(tmp_path / "floor"),
                      "--no-progress"]) == 0
     floor = json.loads((tmp_path / "floor" / "results.json").read_text())["summary"]

@@ -1,7 +1,8 @@
 """Every registered family x split x option set of its ``option_grid`` (a few indices each): the oracle
-scores 1.0, no minimal perturbation of it scores 1.0, no hostile completion makes the checker raise, a
-task round-trips through JSON and ``rlvr.regenerate``, and another process generates the identical
-tasks. A new family is covered with no edit here."""
+scores 1.0, no minimal perturbation of it scores 1.0 (on the family's largest answers too), no hostile
+completion makes the checker raise, every hostile value under the family's own keys gets a clean wrong
+verdict, a task round-trips through JSON and ``rlvr.regenerate``, and another process generates the
+identical tasks. A new family is covered with no edit here; ``-k <family>`` runs one family's checks."""
 from __future__ import annotations
 
 import json
@@ -11,7 +12,10 @@ import sys
 import pytest
 
 import rlvr
-from rlvr.families.conformance import ConformanceError, check_hostile, check_task, generate_cell, grid, near_misses
+from rlvr.families.conformance import (
+    ConformanceError, check_hostile, check_largest_answers, check_own_hostile, check_task, generate_cell, grid,
+    near_misses,
+)
 from rlvr.registry import REGISTRY, get_family
 
 SEED = 11
@@ -63,6 +67,18 @@ def test_no_hostile_completion_makes_a_checker_raise(family, tasks):
     for split in get_family(family).splits:
         cell = next(c for c in CELLS if c[0] == family and c[1] == split)
         check_hostile(tasks[_cell_id(cell)][0])
+
+
+@pytest.mark.parametrize("family", rlvr.list_families())
+def test_hostile_values_under_the_familys_own_keys_get_a_clean_wrong_verdict(family, tasks):
+    for split in get_family(family).splits:
+        cell = next(c for c in CELLS if c[0] == family and c[1] == split)
+        assert check_own_hostile(tasks[_cell_id(cell)][0]) > 0
+
+
+@pytest.mark.parametrize("family", rlvr.list_families())
+def test_no_one_unit_change_of_the_largest_answers_is_accepted(family):
+    assert len(check_largest_answers(family, seed=SEED)) >= len(get_family(family).splits)
 
 
 _CHILD = """

@@ -12,7 +12,8 @@ the SMILES string as given (explicit ``[H]`` atoms are skipped, isotopic ``[2H]`
 numbered). A randomised or kekulised SMILES of the same molecule gets its own indices, and all
 counts are identical across presentations.
 
-How values are computed (parse once, presentation-independent):
+How values are computed (parse once, presentation-independent; the cached tiers are
+:mod:`~rlvr.chem.molecules.feature_tiers`, this module is the public API and the conventions):
 
 1. The SMILES as given is parsed once (:func:`rlvr.chem.smiles.parse_smiles`, cached) and
    written as RDKit canonical SMILES, which also yields the atom permutation between the two.
@@ -40,38 +41,37 @@ definition and ``docs/moleculariq_compat.md`` for every key compared with the be
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, Iterable
 
 from rdkit import Chem
 
 from rlvr.chem.molecules import graph as feature_graph
-from rlvr.chem.molecules.brics import brics_leaves
-from rlvr.chem.molecules.reactions import template_products
 from rlvr.chem.molecules import moleculariq
+from rlvr.chem.molecules.feature_tiers import (
+    MAX_HEAVY_ATOMS,
+    FeatureError,
+    Written,
+    add_lazy_values,
+    as_written,
+    atom_positions,
+    core_record,
+    parsed,
+    source_record,
+)
+from rlvr.chem.molecules import feature_tiers
 from rlvr.chem.molecules.oxidation import symmetric_oxidation_numbers
-from rlvr.chem.molecules.solvers import Record, compute_record, compute_values
+from rlvr.chem.molecules.solvers import Record, compute_values
 from rlvr.chem.molecules.specs import (
     CATEGORIES,
     FEATURES,
     INDEX_KEYS,
     LAZY_KEYS,
     ORDERED_KEYS,
-    SITE_KEY,
-    SPARSE_DEFAULTS,
-    TEMPLATE_OF,
     FeatureSpec,
     feature_keys,
     spec_for_key,
 )
-from rlvr.chem.smiles import SmilesError, parse_smiles
-
-#: largest molecule (heavy atoms) accepted; the benchmark pool stops at 50
-MAX_HEAVY_ATOMS = 500
-
-
-class FeatureError(ValueError):
-    """The input cannot be featurised (invalid SMILES, unsupported atoms) or the key is unknown."""
+from rlvr.chem.smiles import parse_smiles
 
 
 @dataclass(frozen=True)
@@ -86,78 +86,6 @@ class FeatureReport:
         return not self.bounded
 
 
-@dataclass(frozen=True)
-class _Written:
-    """How a SMILES as given relates to its canonical record."""
-
-    canonical: str
-    #: canonical atom position -> index in the given SMILES (-1 for a skipped explicit [H])
-    to_written: tuple[int, ...]
-
-
-def _check_mol(mol: Chem.Mol, smiles: str) -> None:
-    for atom in mol.GetAtoms():
-        if atom.GetAtomicNum() == 0:
-            raise FeatureError(f"dummy atoms (*) are not supported: {smiles!r}")
-    if mol.GetNumHeavyAtoms() > MAX_HEAVY_ATOMS:
-        raise FeatureError(f"molecule has more than {MAX_HEAVY_ATOMS} heavy atoms")
-
-
-def _positions(mol: Chem.Mol) -> tuple[int, ...]:
-    """Position of each atom in its SMILES: plain explicit [H] atoms are not numbered (-1)."""
-    position: list[int] = []
-    n = 0
-    for atom in mol.GetAtoms():
-        if atom.GetAtomicNum() == 1 and atom.GetIsotope() == 0:
-            position.append(-1)
-        else:
-            position.append(n)
-            n += 1
-    return tuple(position)
-
-
-@lru_cache(maxsize=32768)
-def _written(smiles: str) -> _Written:
-    try:
-        mol = parse_smiles(smiles)
-    except SmilesError as exc:
-        raise FeatureError(str(exc)) from exc
-    _check_mol(mol, smiles)
-    mol = Chem.Mol(mol)  # never touch the shared parse cache's object
-    position = _positions(mol)
-    canonical = Chem.MolToSmiles(mol)
-    order = list(mol.GetPropsAsDict(True, True)["_smilesAtomOutputOrder"])
-    return _Written(canonical, tuple(position[i] for i in order))
-
-
-@lru_cache(maxsize=2048)
-def _parsed(smiles: str) -> Chem.Mol:
-    """A private, sanitised molecule for a (canonical) SMILES, shared by the two value tiers."""
-    mol = Chem.MolFromSmiles(smiles)
-    if mol is None:  # pragma: no cover - RDKit canonical SMILES round-trip failure
-        raise FeatureError(f"SMILES {smiles!r} does not parse back")
-    return mol
-
-
-@lru_cache(maxsize=8192)
-def _record(smiles: str) -> Record:
-    """Core tier: every value except the BRICS leaves and the template products."""
-    return compute_record(Chem.Mol(_parsed(smiles)))  # stereo perception edits the molecule
-
-
-@lru_cache(maxsize=4096)
-def _brics_count(smiles: str) -> tuple[int, str]:
-    """Expensive tier: number of BRICS leaf fragments, and a reason code if bounded."""
-    result = brics_leaves(_parsed(smiles))
-    return len(result.fragments), result.reason
-
-
-@lru_cache(maxsize=16384)
-def _products(smiles: str, template: str) -> tuple[str, ...]:
-    """Expensive tier: products of one template (computed only when a key asks for them)."""
-    return tuple(template_products(_parsed(smiles), template))
-
-
 # ---------------------------------------------------------------------------------------
 # public API
 
@@ -168,41 +96,14 @@ def _materialise(smiles: str, keys: Iterable[str] | None, table: Any = None) -> 
     wanted = list(keys) if keys is not None else None
     specs = [spec_for_key(k) for k in wanted] if wanted is not None else None
     found = table.written(smiles) if table is not None else None
-    w = _Written(*found) if found is not None else _written(smiles)
-    mapping = w.to_written
-    source_smiles = w.canonical
 
     def record(source: str) -> Record:  # a feature table's row, else computed (same values)
-        return (table.record(source) if table is not None else None) or _record(source)
+        return (table.record(source) if table is not None else None) or core_record(source)
 
-    rec = record(source_smiles)
-    if rec.n_atoms != len(mapping):
-        # the canonical round trip changed the atom count (explicit hydrogens RDKit keeps):
-        # compute on the molecule as written instead, positions mapped directly
-        source_smiles, mapping = smiles, _positions(parse_smiles(smiles))
-        rec = record(source_smiles)
-    source = rec.values
+    source_smiles, mapping, rec = source_record(smiles, record, Written(*found) if found is not None else None)
     bounded = dict(rec.bounded)
-    lazy = [k for k in (wanted if wanted is not None else LAZY_KEYS) if k in LAZY_KEYS]
-    if lazy:
-        source = dict(source)
-        for k in lazy:
-            if k == "brics_decomposition_count":
-                if k not in source:  # a table's record carries it (and its bound)
-                    source[k], reason = _brics_count(source_smiles)
-                    if reason:
-                        bounded["brics_decomposition"] = reason
-            elif source.get(SITE_KEY[k]):  # templates without a site have no products
-                products = _products(source_smiles, TEMPLATE_OF[k])
-                source[k] = products if k.endswith("_products") else int(bool(products))
-    out: dict[str, Any] = {}
-    for k in (wanted if wanted is not None else ORDERED_KEYS):
-        val = source.get(k, SPARSE_DEFAULTS.get(k))
-        if k in INDEX_KEYS:
-            val = sorted(p for p in (mapping[i] for i in val) if p >= 0)
-        elif isinstance(val, tuple):
-            val = list(val)
-        out[k] = val
+    source = add_lazy_values(rec.values, wanted if wanted is not None else LAZY_KEYS, source_smiles, bounded)
+    out = as_written(source, wanted if wanted is not None else ORDERED_KEYS, mapping)
     names = None if specs is None else {s.name for s in specs}
     bounded = {n: r for n, r in bounded.items() if names is None or n in names}
     return FeatureReport(out, bounded)
@@ -315,7 +216,7 @@ def index_answer_correct(smiles: str, key: str, answer: Iterable[int]) -> bool:
     if key != "longest_carbon_chain_index" or len(given) != len(truth):
         return False
     mol = parse_smiles(smiles)
-    pos = _positions(mol)
+    pos = atom_positions(mol)
     by_pos = {p: i for i, p in enumerate(pos) if p >= 0}
     if not all(p in by_pos and mol.GetAtomWithIdx(by_pos[p]).GetAtomicNum() == 6 for p in given):
         return False
@@ -336,32 +237,8 @@ def molecule_features_for(smiles: str, keys: Iterable[str]) -> dict[str, Any]:
     wanted = list(keys)
     for k in wanted:
         spec_for_key(k)  # KeyError naming close matches
-    w = _written(smiles)
-    mapping = w.to_written
-    source_smiles = w.canonical
-    rec = compute_values(Chem.Mol(_parsed(source_smiles)), wanted)
-    if rec.n_atoms != len(mapping):  # as in molecule_features: compute on the molecule as written
-        source_smiles, mapping = smiles, _positions(parse_smiles(smiles))
-        rec = compute_values(Chem.Mol(_parsed(source_smiles)), wanted)
-    source = rec.values
-    lazy = [k for k in wanted if k in LAZY_KEYS]
-    if lazy:
-        source = dict(source)
-        for k in lazy:
-            if k == "brics_decomposition_count":
-                source[k], _reason = _brics_count(source_smiles)
-            elif source.get(SITE_KEY[k]):  # templates without a site have no products
-                products = _products(source_smiles, TEMPLATE_OF[k])
-                source[k] = products if k.endswith("_products") else int(bool(products))
-    out: dict[str, Any] = {}
-    for k in wanted:
-        val = source.get(k, SPARSE_DEFAULTS.get(k))
-        if k in INDEX_KEYS:
-            val = sorted(p for p in (mapping[i] for i in val) if p >= 0)
-        elif isinstance(val, tuple):
-            val = list(val)
-        out[k] = val
-    return out
+    source_smiles, mapping, rec = source_record(smiles, lambda s: compute_values(Chem.Mol(parsed(s)), wanted))
+    return as_written(add_lazy_values(rec.values, wanted, source_smiles), wanted, mapping)
 
 
 def canonical_feature_values(smiles: str) -> dict[str, Any]:
@@ -371,16 +248,13 @@ def canonical_feature_values(smiles: str) -> dict[str, Any]:
 
 
 def cache_info() -> dict[str, Any]:
-    """Hit/miss statistics of the feature caches."""
-    return {name: fn.cache_info()._asdict() for name, fn in
-            (("written", _written), ("core", _record), ("brics", _brics_count), ("products", _products),
-             ("parsed", _parsed))}
+    """Hit/miss statistics of the feature caches (:mod:`~rlvr.chem.molecules.feature_tiers`)."""
+    return feature_tiers.cache_info()
 
 
 def clear_caches() -> None:
     """Empty the feature caches (benchmarks, tests)."""
-    for fn in (_written, _record, _brics_count, _products, _parsed):
-        fn.cache_clear()
+    feature_tiers.clear_caches()
     moleculariq.clear_caches()
 
 

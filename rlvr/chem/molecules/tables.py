@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 from rdkit import Chem, rdBase
 
 import rlvr.chem.molecules as chem_molecules
-from rlvr.chem.molecules import features
+from rlvr.chem.molecules import feature_tiers, features
 from rlvr.chem.molecules.solvers import Record, compute_record
 from rlvr.chem.molecules.specs import ORDERED_KEYS
 from rlvr.chem.smiles import SmilesError
@@ -125,14 +125,11 @@ def table_row(smiles: str) -> dict[str, Any]:
     row: dict[str, Any] = {"smiles": smiles, "canonical": None, "to_written": None, "source": None,
                            "n_atoms": None, "values": None, "bounded": None, "error": None}
     try:
-        written = features._written(smiles)
-        source, mapping = written.canonical, written.to_written
-        record = compute_record(Chem.Mol(features._parsed(source)))
-        if record.n_atoms != len(mapping):  # as in molecule_features: the molecule as written
-            source = smiles
-            record = compute_record(Chem.Mol(features._parsed(source)))
-        brics, reason = features._brics_count(source)
-    except (features.FeatureError, SmilesError, ValueError) as exc:
+        written = feature_tiers.written_form(smiles)
+        source, _mapping, record = feature_tiers.source_record(  # as in molecule_features
+            smiles, lambda s: compute_record(Chem.Mol(feature_tiers.parsed(s))), written)
+        brics, reason = feature_tiers.brics_count(source)
+    except (feature_tiers.FeatureError, SmilesError, ValueError) as exc:
         row["error"] = str(exc) or type(exc).__name__
         return row
     values = dict(record.values)

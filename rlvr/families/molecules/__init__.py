@@ -5,6 +5,8 @@ Imported lazily by :mod:`rlvr.registry` the first time a ``mol.`` family is aske
 """
 from __future__ import annotations
 
+from functools import partial
+
 from rlvr.checkers.molecules import REWARD_MODES, check, oracle, prepare
 from rlvr.families.molecules.baselines import copy_molecule, copy_prompt
 from rlvr.families.molecules.difficulty import MOLECULE_DIFFICULTY
@@ -58,34 +60,28 @@ GROUP = FamilyGroup(
     import_tasks=import_questions,
 )
 
-_COMMON = dict(config_cls=MolTaskConfig, check=check, oracle=oracle, splits=SPLITS, group=GROUP,
-               reward_modes=tuple(REWARD_MODES), check_options=("reward",), prepare=prepare,
-               difficulty=MOLECULE_DIFFICULTY)
+#: what every molecular family shares
+_molecule = partial(FamilySpec, config_cls=MolTaskConfig, check=check, oracle=oracle, splits=SPLITS, group=GROUP,
+                    reward_modes=tuple(REWARD_MODES), check_options=("reward",), prepare=prepare,
+                    difficulty=MOLECULE_DIFFICULTY)
+#: what the two feature families (count, index) share besides
+_features = partial(_molecule, perturb=feature_steps, solve=worked(solve_features), feedback=features_feedback,
+                    baselines={"copy-input": copy_molecule})
 
 FAMILIES: list[FamilySpec] = [
-    FamilySpec(
+    _features(
         name="mol.count",
-        perturb=feature_steps,
         generator=generate_count,
-        solve=worked(solve_features),
-        feedback=features_feedback,
-        baselines={"copy-input": copy_molecule},
         option_grid=({"load": 1}, {"load": 3, "p_randomized": 1.0}, {"load": 2, "few_shot": 1}),
         description="MolecularIQ feature counting: integer counts (and formula/scaffold strings) of 1-5 features of a molecule",
-        **_COMMON,
     ),
-    FamilySpec(
+    _features(
         name="mol.index",
-        perturb=feature_steps,
         generator=generate_index,
-        solve=worked(solve_features),
-        feedback=features_feedback,
-        baselines={"copy-input": copy_molecule},
         option_grid=({"load": 1}, {"load": 3, "p_kekulized": 1.0}),
         description="MolecularIQ index-based attribution: atom-index lists of 1-5 features, indexed as in the SMILES shown",
-        **_COMMON,
     ),
-    FamilySpec(
+    _molecule(
         name="mol.gen",
         perturb=constraint_breaking_edits,
         generator=generate_gen,
@@ -94,7 +90,6 @@ FAMILIES: list[FamilySpec] = [
         baselines={"copy-input": copy_prompt},
         option_grid=({"load": 1}, {"load": 3, "ops": ["=="]}),
         description="MolecularIQ constrained generation: a molecule satisfying 1-5 feature constraints (==, >=, <=, ranges)",
-        **_COMMON,
     ),
 ]
 

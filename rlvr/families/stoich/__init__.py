@@ -5,6 +5,8 @@ Imported lazily by :mod:`rlvr.registry` the first time a ``stoich.`` family is a
 """
 from __future__ import annotations
 
+from functools import partial
+
 from rlvr.checkers.stoich import (
     REWARD_MODES,
     check_balance,
@@ -15,7 +17,7 @@ from rlvr.checkers.stoich import (
     oracle_products,
 )
 from rlvr.families.stoich.baselines import copy_equation, copy_inputs, copy_shown_left
-from rlvr.families.stoich.difficulty import PRODUCTS_DIFFICULTY, SPECIES_DIFFICULTY
+from rlvr.families.stoich.difficulty import BALANCE_DIFFICULTY, BYPRODUCT_DIFFICULTY, PRODUCTS_DIFFICULTY
 from rlvr.families.stoich.feedback import balance_feedback, byproduct_feedback, products_feedback
 from rlvr.families.stoich.perturb import coefficient_steps
 from rlvr.families.stoich.prompts import PRODUCT_STYLES, unscaled
@@ -60,85 +62,40 @@ GROUP = FamilyGroup(
     default_family="stoich.t2",
 )
 
-_BAG_GRID = ({"encoding": "formula"}, {"encoding": "smiles"})
+#: what every stoichiometry family shares
+_stoich = partial(FamilySpec, group=GROUP, reward_modes=REWARD_MODES, perturb=coefficient_steps, demo_priority=unscaled)
+#: what the two ChemAlgebra product families share besides
+_products = partial(_stoich, config_cls=ProductsConfig, check=check_products, oracle=oracle_products,
+                    splits=PRODUCT_SPLITS, feedback=products_feedback, baselines={"copy-input": copy_inputs},
+                    prompt_styles=PRODUCT_STYLES, difficulty=PRODUCTS_DIFFICULTY)
+#: what balance and byproduct share besides
+_basic = partial(_stoich, splits=BASIC_SPLITS, option_grid=({"encoding": "formula"}, {"encoding": "smiles"}))
 
 FAMILIES: list[FamilySpec] = [
-    FamilySpec(
+    _products(
         name="stoich.t1",
-        config_cls=ProductsConfig,
         generator=products_generator("stoich.t1", "t1"),
-        check=check_products,
-        oracle=oracle_products,
-        splits=PRODUCT_SPLITS,
-        group=GROUP,
-        reward_modes=REWARD_MODES,
-        perturb=coefficient_steps,
         solve=worked(solve_type1),
-        feedback=products_feedback,
-        baselines={"copy-input": copy_inputs},
-        prompt_styles=PRODUCT_STYLES,
-        demo_priority=unscaled,
-        difficulty=PRODUCTS_DIFFICULTY,
         option_grid=({"encoding": "formula"}, {"encoding": "smiles", "prompt_mode": "open"},
                      {"prompt_style": "compact", "prompt_mode": "open"}, {"prompt_style": "minimal", "few_shot": 1}),
         description="ChemAlgebra Type 1: predict the product bag when every coefficient is scaled by one factor.",
     ),
-    FamilySpec(
+    _products(
         name="stoich.t2",
-        config_cls=ProductsConfig,
         generator=products_generator("stoich.t2", "t2"),
-        check=check_products,
-        oracle=oracle_products,
-        splits=PRODUCT_SPLITS,
-        group=GROUP,
-        reward_modes=REWARD_MODES,
-        perturb=coefficient_steps,
         solve=worked(solve_type2),
-        feedback=products_feedback,
-        baselines={"copy-input": copy_inputs},
-        prompt_styles=PRODUCT_STYLES,
-        demo_priority=unscaled,
-        difficulty=PRODUCTS_DIFFICULTY,
         option_grid=({"encoding": "formula"}, {"encoding": "smiles", "semantics": "paper"},
                      {"prompt_style": "compact", "system_prompt": "Answer briefly."}),
         description="ChemAlgebra Type 2: predict the product bag with per-molecule coefficients and leftovers.",
     ),
-    FamilySpec(
-        name="stoich.balance",
-        config_cls=BalanceConfig,
-        generator=balance_generator("stoich.balance"),
-        check=check_balance,
-        oracle=oracle_balance,
-        splits=BASIC_SPLITS,
-        group=GROUP,
-        reward_modes=REWARD_MODES,
-        perturb=coefficient_steps,
-        solve=worked(solve_balance),
-        feedback=balance_feedback,
-        baselines={"copy-input": copy_equation},
-        demo_priority=unscaled,
-        difficulty=SPECIES_DIFFICULTY,
-        option_grid=_BAG_GRID,
-        description="Balance a chemical equation with the smallest whole-number coefficients.",
-    ),
-    FamilySpec(
-        name="stoich.byproduct",
-        config_cls=ByproductConfig,
-        generator=byproduct_generator("stoich.byproduct"),
-        check=check_byproduct,
-        oracle=oracle_byproduct,
-        splits=BASIC_SPLITS,
-        group=GROUP,
-        reward_modes=REWARD_MODES,
-        perturb=coefficient_steps,
-        solve=worked(solve_byproduct),
-        feedback=byproduct_feedback,
-        baselines={"copy-input": copy_shown_left},
-        demo_priority=unscaled,
-        difficulty=SPECIES_DIFFICULTY,
-        option_grid=_BAG_GRID,
-        description="Name the byproducts (with coefficients) removed from a balanced reaction.",
-    ),
+    _basic(name="stoich.balance", config_cls=BalanceConfig, generator=balance_generator("stoich.balance"),
+           check=check_balance, oracle=oracle_balance, solve=worked(solve_balance), feedback=balance_feedback,
+           baselines={"copy-input": copy_equation}, difficulty=BALANCE_DIFFICULTY,
+           description="Balance a chemical equation with the smallest whole-number coefficients."),
+    _basic(name="stoich.byproduct", config_cls=ByproductConfig, generator=byproduct_generator("stoich.byproduct"),
+           check=check_byproduct, oracle=oracle_byproduct, solve=worked(solve_byproduct), feedback=byproduct_feedback,
+           baselines={"copy-input": copy_shown_left}, difficulty=BYPRODUCT_DIFFICULTY,
+           description="Name the byproducts (with coefficients) removed from a balanced reaction."),
 ]
 
 __all__ = ["FAMILIES", "GROUP"]

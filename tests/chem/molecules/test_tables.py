@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 from rdkit import Chem
 
-from rlvr.chem.molecules import features, tables
+from rlvr.chem.molecules import feature_tiers, features, tables
 from rlvr.chem.molecules.solvers import compute_record
 from rlvr.generators.molecules.presentation import present
 from rlvr.generators.molecules.splits import load_split_pool
@@ -39,10 +39,10 @@ def test_rows_equal_a_fresh_computation(built):
         record = built.record(canonical)
         assert record is not None, smiles
         values = dict(record.values)
-        assert values.pop(tables.BRICS_KEY) == features._brics_count(canonical)[0]
+        assert values.pop(tables.BRICS_KEY) == feature_tiers.brics_count(canonical)[0]
         assert values == fresh.values and record.n_atoms == fresh.n_atoms, smiles
         assert {k: v for k, v in record.bounded.items() if k != "brics_decomposition"} == fresh.bounded
-        written = features._written(smiles)
+        written = feature_tiers.written_form(smiles)
         assert (canonical, to_written) == (written.canonical, written.to_written)
     assert built.written("C*C") is None and built.record("C*C") is None
     error = built.table.column("error").to_pylist()
