@@ -11,8 +11,9 @@ import importlib
 import os
 import sys
 
-from rlvr.commands.errors import UsageError, report_error
-from rlvr.commands.plugins import load_plugins, plugin_specs
+from rlvr.commands.errors import report_error
+from rlvr.commands.plugins import plugin_specs
+from rlvr.rewards.isolation import PluginError, load_plugins
 
 #: subcommand modules, in help order; each exposes ``register(subparsers)``
 COMMANDS = (
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:  # before the parser: a plugin's families are known to its checks and its --help
         load_plugins(plugin_specs(argv))
-    except UsageError as exc:
+    except PluginError as exc:
         print(f"rlvr: error: {exc}", file=sys.stderr)
         return 2
     parser = build_parser()

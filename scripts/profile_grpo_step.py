@@ -5,7 +5,7 @@
     python scripts/profile_grpo_step.py --device cuda --config recipes/quickstart_gpu.yaml --steps 9 \
         --levers steps_per_generation=1 steps_per_generation=4 gradient_checkpointing=true
 
-``--device cpu`` (the default) adds ``--use_cpu true --bf16 false``; ``--device cuda`` runs the recipe as
+``--device cpu`` (the default) runs on the CPU (``use_cpu``, no bf16); ``--device cuda`` runs the recipe as
 written. ``--levers KEY=VALUE ...``: one run per lever, each the recipe plus that one override (e.g. the
 generation batch through ``steps_per_generation`` or ``generation_batch_size``, gradient checkpointing),
 after a run of the recipe as it is; one line per run.
@@ -35,25 +35,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from transformers import TrainerCallback  # noqa: E402
-from trl.extras.profiling import ProfilingContext  # noqa: E402
-import trl.trainer.grpo_trainer as grpo_module  # noqa: E402
 
 from rlvr.train.data import build_train_dataset  # noqa: E402
 from rlvr.train.runner import build_trainer  # noqa: E402
-from rlvr.train.sft import parse_sft_recipe  # noqa: E402
+from rlvr.bench.gpu import timed_trl_blocks  # noqa: E402
+from rlvr.device import resolve_device  # noqa: E402
+from rlvr.train.recipe import parse_recipe  # noqa: E402
 
 DURATIONS: dict[str, list[tuple[int, float]]] = defaultdict(list)
-
-
-class RecordingContext(ProfilingContext):
-    """TRL's profiling block, recorded here (per step) instead of sent to a tracker."""
-
-    def _log_metrics(self, duration: float) -> None:
-        DURATIONS[self.name].append((int(self.step or 0), duration))
-
-
-def recording_context(trainer: Any, name: str) -> ProfilingContext:
-    return RecordingContext(name=name, report_to=[], step=trainer.state.global_step)
 
 
 class StepClock(TrainerCallback):
@@ -101,26 +90,27 @@ def main(argv: list[str]) -> int:
     steps = int(_pop(argv, "--steps", "6"))
     device = _pop(argv, "--device", "cpu")
     levers = _pop(argv, "--levers", "", many=True)
-    base = [*argv, *(["--use_cpu", "true", "--bf16", "false"] if device == "cpu" else [])]
+    base = list(argv)
     for lever in ["", *levers]:
         key, _, value = lever.partition("=")
         DURATIONS.clear()
         print(f"== {lever or 'the recipe as written'} on {device}", flush=True)
-        profile([*base, *([f"--{key}", value] if lever else [])], steps)
+        profile([*base, *([f"--{key}", value] if lever else [])], steps, device)
     return 0
 
 
-def profile(argv: list[str], steps: int) -> None:
+def profile(argv: list[str], steps: int, device: str = "cpu") -> None:
     """Run ``steps`` GRPO steps of the recipe in ``argv`` and print the medians and shares."""
     out = "/tmp/rlvr-profile-grpo"
-    task_args, _sft, training_args, model_args = parse_sft_recipe(
+    recipe = parse_recipe(
         [*argv, "--max_steps", str(steps), "--output_dir", out, "--save_strategy", "no", "--report_to", "none"],
-        prog="profile_grpo_step")
+        prog="profile_grpo_step", device=resolve_device(device))
+    task_args, training_args, model_args = recipe.task, recipe.training, recipe.model
     training_args.eval_strategy = "no"
-    grpo_module.profiling_context = recording_context
     clock = StepClock()
-    trainer = build_trainer(task_args, training_args, model_args, callbacks=[clock])
-    trainer.train()
+    with timed_trl_blocks(DURATIONS):
+        trainer = build_trainer(task_args, training_args, model_args, callbacks=[clock], adapter=recipe.adapter)
+        trainer.train()
 
     def per_step(match: str) -> dict[int, float]:
         sums: dict[int, float] = defaultdict(float)

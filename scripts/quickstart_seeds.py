@@ -3,10 +3,11 @@
     python scripts/quickstart_seeds.py outputs/qs-seed0 outputs/qs-seed1 outputs/qs-seed2
 
 Prints first each run's primary test (declared in its recipe) and the seeds pooled over tasks (each task's
-mean warm start -> final change across the runs, exact sign test: the unit is the task, so a task scored
-in three runs counts once); then per run and split exact match at each stage (base, warm start, final)
-with its standard error, the exact McNemar p-values of base -> final and of warm start -> final, the
-exact Wilcoxon signed-rank p-value of warm start -> final on per-task reward, reward and format (p-values
+mean change across the runs from the primary test's reference arm to the final model: the control arm when
+the run has one, else the warm start; exact sign test: the unit is the task, so a task scored in three runs
+counts once); then per run and split exact match at each stage (base, warm start, control, final) with its
+standard error, the exact McNemar p-values of base -> final, of warm start -> final and of control -> final,
+the exact Wilcoxon signed-rank p-value of warm start -> final on per-task reward, reward and format (p-values
 uncorrected there: summary.json's ``secondary`` holds the Holm-corrected ones); the training-reward trend
 of each run (descriptive); the run's time; then what the final answers get wrong: no answer, a species
 wrong, every count scaled by one wrong number of runs n, or at least one coefficient x n miscomputed.
@@ -27,10 +28,11 @@ from rlvr.eval.layouts import against_common_answers, common_answers, task_group
 from rlvr.eval.stats import pooled_task_sign_test, sign_test_p_value
 from rlvr.eval.suites import SPLIT_GROUPS
 from rlvr.task import answer_key, load_tasks
-from rlvr.train.budget import em_change_in_se, plot_budget, trend_summary
-from rlvr.train.claims import is_tuning_split
+from rlvr.quickstart.claims import is_tuning_split
+from rlvr.quickstart.scores import per_task_correct
+from rlvr.quickstart.step_scan import em_change_in_se, plot_budget, trend_summary
+from rlvr.quickstart.trend import reward_trend
 from rlvr.train.plots import load_log_history
-from rlvr.train.quickstart_report import per_task_correct, reward_trend
 
 SPLITS = ("in", "cross", "out")
 
@@ -47,13 +49,13 @@ def _p(p: float | None) -> str:
 
 def primary_table(runs: list[tuple[str, dict]]) -> str:
     """Per run: the recipe's declared primary test and how many secondary tests pass after Holm's correction."""
-    lines = ["| seed | primary test (declared in the recipe) | +/− of n | p | significant | secondary tests with Holm p < 0.05 |",
+    lines = ["| seed | primary test (declared in the recipe) | +/− of n | p | significant | secondary tests with Holm p < alpha |",
              "|---|---|---|---|---|---|"]
     for name, summary in runs:
         p = summary.get("primary")
         if not p:
             continue
-        strong = [f"{s['name']} ({_p(s['p_holm'])})" for s in summary.get("secondary", []) if s["p_holm"] < 0.05]
+        strong = [f"{s['name']} ({_p(s['p_holm'])})" for s in summary.get("secondary", []) if s["p_holm"] < p["alpha"]]
         lines.append(f"| {summary.get('seed', name)} | {p['stage']} / {p['test']} / {p['split']} | +{p['up']} −{p['down']} of {p['n']} "
                      f"| {_p(p['p_value'])} | {'yes' if p['significant'] else 'no'} at {p['alpha']:g} | {', '.join(strong) or 'none'} |")
     return "\n".join(lines) if len(lines) > 2 else ""
@@ -68,10 +70,12 @@ def stage_correct(folder: Path, stage: str, group: str) -> dict[str, bool] | Non
     return per_task_correct(json.loads(path.read_text())).get(group, {})
 
 
-def pooled_rows(folders: list[Path], group: str = "in", stages: list[str] | None = None) -> dict | None:
-    """Seeds pooled over tasks, warm start -> each run's stage (``stages``, default ``eval_after``) on ``group``:
-    :func:`rlvr.eval.stats.pooled_task_sign_test` over the runs' records (None unless every run has both)."""
-    warm = [stage_correct(f, "eval_warm", group) for f in folders]
+def pooled_rows(folders: list[Path], group: str = "in", stages: list[str] | None = None,
+                reference: str = "eval_warm") -> dict | None:
+    """Seeds pooled over tasks, ``reference`` (the warm start, or ``eval_control``) -> each run's stage
+    (``stages``, default ``eval_after``) on ``group``: :func:`rlvr.eval.stats.pooled_task_sign_test` over the
+    runs' records (None unless every run has both)."""
+    warm = [stage_correct(f, reference, group) for f in folders]
     after = [stage_correct(f, st, group) for f, st in zip(folders, stages or ["eval_after"] * len(folders))]
     if len(folders) < 2 or any(m is None for m in warm + after):
         return None
@@ -82,11 +86,11 @@ def pooled_rows(folders: list[Path], group: str = "in", stages: list[str] | None
             "mean_change": t.mean_change, "p_value": t.p_value}
 
 
-def pooled_line(pooled: dict | None, split: str = "test_in") -> str:
+def pooled_line(pooled: dict | None, split: str = "test_in", reference: str = "warm start") -> str:
     """One sentence for the pooled-over-tasks test (empty without one)."""
     if not pooled:
         return ""
-    return (f"seeds pooled over tasks ({split}, warm start -> final, {pooled['runs']} runs, {pooled['n_tasks']} tasks; "
+    return (f"seeds pooled over tasks ({split}, {reference} -> final, {pooled['runs']} runs, {pooled['n_tasks']} tasks; "
             f"secondary, declared before the runs): {pooled['improved']} tasks improved on average, {pooled['worsened']} got "
             f"worse, mean change {100 * pooled['mean_change']:+.1f} points, exact sign test p = {_p(pooled['p_value'])}")
 
@@ -94,14 +98,15 @@ def pooled_line(pooled: dict | None, split: str = "test_in") -> str:
 def results_table(runs: list[tuple[str, dict]]) -> str:
     """One row per run and split: EM base / warm / final (± SE), the base -> final test, the RL stage's
     two tests (exact McNemar on EM, Wilcoxon signed-rank on per-task reward), reward at each stage."""
-    header = ("| seed | split | n | EM % base | EM % warm start | EM % final | p base→final (EM) "
-              "| RL alone: EM, p (McNemar) | RL alone: reward, p (Wilcoxon) | reward % base → warm → final "
-              "| format % base → warm → final |")
-    lines = [header, "|---|---|---|---|---|---|---|---|---|---|---|"]
+    header = ("| seed | split | n | EM % base | EM % warm start | EM % control | EM % final | p base→final (EM) "
+              "| RL alone: EM, p (McNemar) | RL vs control: EM, p (McNemar) | RL alone: reward, p (Wilcoxon) "
+              "| reward % base → warm → final | format % base → warm → final |")
+    lines = [header, "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, summary in runs:
         for split in [k for k in SPLITS if k in summary["splits"]] + sorted(set(summary["splits"]) - set(SPLITS)):
             s = {"em_warm": None, "em_se_warm": None, "gained_rl": "–", "lost_rl": "–", "p_value_rl": None,
-                 "f1_warm": None, "format_warm": None, **summary["splits"][split]}
+                 "f1_warm": None, "format_warm": None, "em_control": None, "em_se_control": None,
+                 "gained_vs_control": "–", "lost_vs_control": "–", "p_value_vs_control": None, **summary["splits"][split]}
             reward_rl = (f"{s['better_rl']} up / {s['worse_rl']} down, {_p(s['reward_p_value_rl'])}"
                          if "reward_p_value_rl" in s else "–")
             rewards = (f"{_pct(s['reward_before'])} → {_pct(s['reward_warm'])} → {_pct(s['reward_after'])}"
@@ -109,8 +114,10 @@ def results_table(runs: list[tuple[str, dict]]) -> str:
                        f"{_pct(s['f1_before'])} → {_pct(s['f1_warm'])} → {_pct(s['f1_after'])}")
             lines.append(
                 f"| {summary.get('seed', name)} | {split} | {s['n']} | {_pct(s['em_before'])} ± {_pct(s['em_se_before'])} "
-                f"| {_pct(s['em_warm'])} ± {_pct(s['em_se_warm'])} | {_pct(s['em_after'])} ± {_pct(s['em_se_after'])} "
+                f"| {_pct(s['em_warm'])} ± {_pct(s['em_se_warm'])} | {_pct(s['em_control'])} ± {_pct(s['em_se_control'])} "
+                f"| {_pct(s['em_after'])} ± {_pct(s['em_se_after'])} "
                 f"| {_p(s['p_value'])} (+{s['gained']} −{s['lost']}) | +{s['gained_rl']} −{s['lost_rl']}, {_p(s['p_value_rl'])} "
+                f"| +{s['gained_vs_control']} −{s['lost_vs_control']}, {_p(s['p_value_vs_control'])} "
                 f"| {reward_rl} | {rewards} "
                 f"| {_pct(s['format_before'])} → {_pct(s['format_warm'])} → {_pct(s['format_after'])} |")
     return "\n".join(lines)
@@ -122,7 +129,7 @@ def kind_table(runs: list[tuple[str, dict]]) -> str:
     kinds = sorted({kind for _, s in runs for kind in (s.get("by_kind") or {})})
     if not kinds:
         return ""
-    stages = ("base", "warm start", "final", "most common answer")  # the last: a constant answer per kind
+    stages = ("base", "warm start", "control", "final", "most common answer")  # the last: a constant answer per kind
     lines = ["| kind of question | n | " + " | ".join(stages) + " |", "|---" * (len(stages) + 2) + "|"]
     for kind in kinds:
         cells = [(s.get("by_kind") or {}).get(kind, {}) for _, s in runs]
@@ -194,7 +201,7 @@ def trend_table(runs: list[tuple[str, dict]]) -> str:
 
 def times_table(runs: list[tuple[str, dict]]) -> str:
     """Seconds per phase of each run."""
-    phases = ("eval_before", "warm_start", "eval_warm", "train", "eval_after", "total")
+    phases = ("eval_before", "warm_start", "eval_warm", "train", "eval_after", "control", "eval_control", "total")
     lines = ["| seed | " + " | ".join(phases) + " |", "|---" * (len(phases) + 1) + "|"]
     for name, summary in runs:
         sec = summary.get("seconds", {})
@@ -319,8 +326,10 @@ def main(argv: list[str] | None = None) -> int:
     primary = primary_table(loaded)
     if primary:
         print(primary, end="\n\n")
-    first = loaded[0][1].get("primary") or {"split": "test_in"}  # pooled on the declared test's split
-    pooled = pooled_line(pooled_rows(list(args.runs), SPLIT_GROUPS.get(first["split"], first["split"])), first["split"])
+    first = loaded[0][1].get("primary") or {"split": "test_in"}  # pooled on the declared test's split and arms
+    reference = ("eval_control", "control") if first.get("stage") == "rl_vs_control" else ("eval_warm", "warm start")
+    pooled = pooled_line(pooled_rows(list(args.runs), SPLIT_GROUPS.get(first["split"], first["split"]),
+                                     reference=reference[0]), first["split"], reference[1])
     if pooled:
         print(pooled, end="\n\n")
     print(results_table(loaded), end="\n\n")

@@ -9,6 +9,8 @@ a package's ``__init__`` is the module of its package name, so its re-exports ar
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +18,8 @@ import rlvr
 
 PACKAGE_DIR = Path(rlvr.__file__).resolve().parent
 MAX_LINES = 400
+#: frameworks only their adapters (rlvr/integrations/, rlvr/envs/trl.py, ...) import, and only when imported
+FRAMEWORKS = ("trl", "verl", "openrlhf", "verifiers", "reasoning_gym", "skyrl_gym", "atroposlib", "nemo_gym")
 
 
 def module_files(root: Path = PACKAGE_DIR) -> dict[str, Path]:
@@ -173,3 +177,71 @@ def test_the_graph_holds_the_imports_that_run_at_import_time(tmp_path):
     assert graph["pkg.other"] == {"pkg.sub.helper", "pkg.lazy"}  # the try block and the class body, not the rest
     assert graph["pkg.lazy"] == set()
     assert import_cycles(graph) == [["pkg.other", "pkg.sub.helper"]]
+
+
+#: the rooms whose functions stay within a screenful (the training side: the trainer and the main job)
+SHORT_FUNCTION_ROOMS = ("train", "quickstart")
+MAX_FUNCTION_LINES = 60
+#: the rooms at the top: the command line, which nothing below it imports
+TOP_ROOMS = {"cli", "commands"}
+
+
+def room_of(module: str) -> str:
+    """A module's room: the package's first level (``rlvr.train.sft`` -> ``train``; ``rlvr`` itself -> ``rlvr``)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def room_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Room -> the other rooms its modules import at import time."""
+    rooms: dict[str, set[str]] = {}
+    for name, targets in graph.items():
+        rooms.setdefault(room_of(name), set()).update(room_of(t) for t in targets if room_of(t) != room_of(name))
+    return rooms
+
+
+def test_no_arrow_runs_back_up_between_rooms():
+    """Rooms form layers: no circle of rooms, and nothing below the command line imports it."""
+    rooms = room_graph(import_graph())
+    assert not import_cycles(rooms), f"rooms importing each other: {import_cycles(rooms)}"
+    upward = sorted((r, t) for r, targets in rooms.items() for t in targets if t in TOP_ROOMS and r not in TOP_ROOMS)
+    assert not upward, f"rooms below the command line that import it: {upward}"
+    assert "quickstart" not in rooms["train"], "the trainer imports the main job that runs it"
+
+
+def test_the_room_graph_is_read_per_room():
+    graph = {"rlvr.a.x": {"rlvr.b.y"}, "rlvr.b.y": {"rlvr.b.z", "rlvr"}, "rlvr.b.z": set(), "rlvr": set()}
+    assert room_graph(graph) == {"a": {"b"}, "b": {"rlvr"}, "rlvr": set()}
+    assert import_cycles(room_graph({**graph, "rlvr": {"rlvr.a.x"}})) == [["a", "b", "rlvr"]]
+
+
+def long_functions(root: Path, limit: int = MAX_FUNCTION_LINES) -> dict[str, int]:
+    """``module:function`` -> lines, for every function or method under ``root`` longer than ``limit`` lines
+    (from its ``def`` line to its last line, decorators and docstring included)."""
+    out: dict[str, int] = {}
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                if length > limit:
+                    out[f"{path.relative_to(root.parent).as_posix()}:{node.name}"] = length
+    return out
+
+
+def test_no_function_of_the_training_side_is_longer_than_a_screenful():
+    long = {k: v for room in SHORT_FUNCTION_ROOMS for k, v in long_functions(PACKAGE_DIR / room).items()}
+    assert not long, f"functions over {MAX_FUNCTION_LINES} lines (split them by step): {long}"
+
+
+def test_long_functions_are_measured_from_def_to_last_line(tmp_path):
+    (tmp_path / "m.py").write_text("def f():\n" + "    x = 1\n" * 60 + "\n\ndef g():\n    return 1\n", encoding="utf-8")
+    assert long_functions(tmp_path) == {f"{tmp_path.name}/m.py:f": 61}
+    assert long_functions(tmp_path, limit=61) == {}
+
+
+def test_import_rlvr_loads_no_framework():
+    """``import rlvr`` (and the export and the integrations package, which every adapter shares) stays framework-free."""
+    code = ("import sys, rlvr, rlvr.export, rlvr.integrations, rlvr.integrations.nemo_gym_data\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & set(sys.argv[1:])))")
+    proc = subprocess.run([sys.executable, "-c", code, *FRAMEWORKS], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stdout + proc.stderr[-2000:]

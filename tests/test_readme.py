@@ -97,12 +97,10 @@ def _user_files(folder: Path) -> None:
 
 
 def _parse_recipe(argv: list[str], folder: Path) -> None:
-    command = argv[1]
     code = (
         "import sys\n"
         "from rlvr.train.entry import prepare_argv\n"
-        + ("from rlvr.train.sft import parse_sft_recipe as parse\n" if command == "sft" else
-           "from rlvr.train.config import parse_recipe as parse\n")
+        + "from rlvr.train.recipe import parse_recipe as parse\n"
         + "args = prepare_argv(sys.argv[1:], '')\n"
         "parse(args)\n"
     )

@@ -17,8 +17,9 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from rlvr.datasets import Mixture
 from rlvr.task import Task
@@ -29,11 +30,12 @@ UNAVAILABLE = "unavailable"
 def eval_tasks(n: int, *, recipe: str = "quickstart", eval_set: str = "test_in") -> list[Task]:
     """The first ``n`` tasks of a recipe's eval set, exactly as ``rlvr quickstart`` evaluates them (the recipe's
     mixture, prompt options and eval seed); default the CPU quickstart's in-distribution set."""
+    from rlvr.device import Device
     from rlvr.train.data import eval_set_specs
     from rlvr.train.entry import find_recipe
-    from rlvr.train.sft import parse_sft_recipe
+    from rlvr.train.recipe import parse_recipe
 
-    task_args = parse_sft_recipe(["--config", find_recipe(recipe)])[0]
+    task_args = parse_recipe(["--config", find_recipe(recipe)], device=Device("cpu")).task
     specs = eval_set_specs(task_args)
     if eval_set not in specs:
         raise ValueError(f"recipe {recipe!r} has no eval set {eval_set!r} (it has {', '.join(specs)})")
@@ -227,18 +229,13 @@ def measure_grpo(
     and a run of a multiple of ``steps_per_generation`` steps plus one reads best.
     """
     from transformers import TrainerCallback
-    import trl.trainer.grpo_trainer as grpo_module
-    from trl.extras.profiling import ProfilingContext
 
+    from rlvr.device import resolve_device
     from rlvr.train.entry import find_recipe
+    from rlvr.train.recipe import parse_recipe
     from rlvr.train.runner import build_trainer
-    from rlvr.train.sft import parse_sft_recipe
 
     durations: dict[str, list[tuple[int, float]]] = defaultdict(list)
-
-    class Recording(ProfilingContext):
-        def _log_metrics(self, duration: float) -> None:
-            durations[self.name].append((int(self.step or 0), duration))
 
     class StepClock(TrainerCallback):
         def __init__(self) -> None:
@@ -258,19 +255,15 @@ def measure_grpo(
                 "--save_strategy", "no", "--report_to", "none", "--disable_tqdm", "true"]
         if model:
             argv += ["--model_name_or_path", model]
-        task_args, _sft, training_args, model_args = parse_sft_recipe(argv, prog="rlvr bench --gpu")
+        parsed = parse_recipe(argv, prog="rlvr bench --gpu", device=resolve_device(device))
+        task_args, training_args, model_args = parsed.task, parsed.training, parsed.model
         training_args.eval_strategy = "no"
         task_args.save_final_model = False
         clock = StepClock()
-        original = grpo_module.profiling_context
-        grpo_module.profiling_context = lambda trainer, name: Recording(name=name, report_to=[],
-                                                                          step=trainer.state.global_step)
-        try:
-            trainer = build_trainer(task_args, training_args, model_args, callbacks=[clock])
+        with timed_trl_blocks(durations):
+            trainer = build_trainer(task_args, training_args, model_args, callbacks=[clock], adapter=parsed.adapter)
             with UtilisationSampler(device) as util:
                 trainer.train()
-        finally:
-            grpo_module.profiling_context = original
     gen: dict[int, float] = defaultdict(float)
     for name, rows in durations.items():
         if "generate" in name:
@@ -290,6 +283,26 @@ def measure_grpo(
     )
 
 
+@contextmanager
+def timed_trl_blocks(durations: dict[str, list[tuple[int, float]]]) -> Iterator[None]:
+    """Inside the block, each of TRL's profiled GRPO blocks appends ``(step, seconds)`` to ``durations`` under
+    its name; TRL's own ``profiling_context`` is put back on the way out, however the block ends."""
+    import trl.trainer.grpo_trainer as grpo_module
+    from trl.extras.profiling import ProfilingContext
+
+    class Recording(ProfilingContext):
+        def _log_metrics(self, duration: float) -> None:
+            durations[self.name].append((int(self.step or 0), duration))
+
+    original = grpo_module.profiling_context
+    grpo_module.profiling_context = lambda trainer, name: Recording(name=name, report_to=[],
+                                                                      step=trainer.state.global_step)
+    try:
+        yield
+    finally:
+        grpo_module.profiling_context = original
+
+
 def device_name(device: str) -> str:
     """The accelerator's name (``torch.cuda.get_device_name``), or ``cpu``."""
     if str(device).startswith("cuda"):
@@ -307,11 +320,12 @@ def text(result: dict[str, Any]) -> str:
                      f"{row['completions_per_s']:>8.1f} completions/s  {row['tokens_per_s']:>9.1f} tokens/s  "
                      f"({row['tasks']} greedy completions, <= {row['max_new_tokens']} tokens)  utilisation: "
                      f"{_util(row['utilisation'])}")
-    grpo = result.get("grpo")
-    if grpo:
-        lines.append(f"grpo  {grpo['completions_per_step']} completions/step: {grpo['mean_step_s']:.3f} s/step = "
-                     f"generation {grpo['mean_generation_s']:.3f} s + update {grpo['mean_update_s']:.3f} s "
-                     f"(mean of steps 2-{grpo['steps']})  utilisation: {_util(grpo['utilisation'])}")
+    for grpo in [result.get("grpo"), *result.get("grpo_levers", [])]:
+        if grpo:
+            lever = f" [{grpo['lever']}]" if grpo.get("lever") else ""
+            lines.append(f"grpo{lever}  {grpo['completions_per_step']} completions/step: {grpo['mean_step_s']:.3f} s/step = "
+                         f"generation {grpo['mean_generation_s']:.3f} s + update {grpo['mean_update_s']:.3f} s "
+                         f"(mean of steps 2-{grpo['steps']})  utilisation: {_util(grpo['utilisation'])}")
     return "\n".join(lines)
 
 

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from rlvr.commands.plugins import load_plugins
+from rlvr.rewards.isolation import load_plugins
 
 #: index of the warm-up task of each case; timed tasks start at FIRST_INDEX
 WARMUP_INDEX, FIRST_INDEX = 0, 100_000

@@ -52,6 +52,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--grpo-recipe", default="quickstart_gpu", help="--gpu: recipe whose GRPO steps are timed")
     g.add_argument("--grpo-steps", type=positive_int, default=9, help="--gpu: GRPO steps (the first is left out)")
     g.add_argument("--no-grpo", action="store_true", help="--gpu: skip the GRPO rows")
+    g.add_argument("--grpo-lever", action="append", default=[], metavar="KEY=VALUE[,KEY=VALUE]",
+                   help="--gpu: one more GRPO row with these recipe fields set (repeatable), e.g. generate_merged=true "
+                        "or lora_layers=top:8: each lever measured on its own against the recipe as written")
     add_plugin_arg(p)
     p.set_defaults(func=run)
 
@@ -98,16 +101,29 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def lever_argv(lever: str) -> list[str]:
+    """``a=1,b=2`` -> ``["--a", "1", "--b", "2"]``; UsageError on an item without ``=``."""
+    argv: list[str] = []
+    for item in filter(None, (part.strip() for part in lever.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--grpo-lever {lever!r}: each item must look like KEY=VALUE")
+        argv += [f"--{key.strip()}", value.strip()]
+    return argv
+
+
 def run_gpu(args: argparse.Namespace) -> int:
     """``rlvr bench --gpu``: the accelerator rows (:mod:`rlvr.bench.gpu`); one line and exit 2 without CUDA."""
-    import torch
-
     from rlvr.bench import gpu, report
+    from rlvr.device import resolve_device
 
-    if not torch.cuda.is_available():
+    for lever in args.grpo_lever:  # a malformed lever fails before the GPU is touched
+        lever_argv(lever)
+    try:
+        device = resolve_device("cuda").name
+    except ValueError:
         raise UsageError("--gpu needs a CUDA GPU visible to torch, and there is none on this machine; "
-                         "run `rlvr bench` without --gpu for the CPU figures")
-    device = "cuda"
+                         "run `rlvr bench` without --gpu for the CPU figures") from None
     result = {"machine": report.machine(), "device": gpu.device_name(device), "eval": [], "grpo": None}
     tasks = gpu.eval_tasks(args.eval_tasks)
     for batch in args.eval_batch or [64, 256]:
@@ -119,6 +135,10 @@ def run_gpu(args: argparse.Namespace) -> int:
     if not args.no_grpo:
         model = None if args.model == "default" else args.model
         result["grpo"] = gpu.measure_grpo(args.grpo_recipe, model=model, steps=args.grpo_steps, device=device).to_dict()
+        result["grpo_levers"] = [
+            {"lever": lever, **gpu.measure_grpo(args.grpo_recipe, model=model, steps=args.grpo_steps, device=device,
+                                                overrides=lever_argv(lever)).to_dict()}
+            for lever in args.grpo_lever]
     print(gpu.text(result), flush=True)
     if args.json:
         with atomic_open(args.json) as fh:

@@ -3,6 +3,7 @@ and help texts that list the registry's families and suites when they are shown 
 
 The ``rlvr`` entry point reads every ``--plugin`` of the command line before it builds its parser, so a
 plugin's families are known to the command, its checks of ``--family`` and ``--suite`` and its ``--help``.
+Loading them is :func:`rlvr.rewards.isolation.load_plugins`, which the scoring child processes use too.
 """
 from __future__ import annotations
 
@@ -10,8 +11,6 @@ import argparse
 from collections import UserString
 from typing import Callable, Sequence
 
-from rlvr.commands.errors import UsageError
-from rlvr.rewards.isolation import check_plugin, import_plugin
 
 FLAG = "--plugin"
 PLUGIN_HELP = ("module or .py file to import first, e.g. one that registers task families with "
@@ -45,16 +44,6 @@ def strip_plugins(argv: Sequence[str]) -> list[str]:
         elif not arg.startswith(FLAG + "="):
             out.append(arg)
     return out
-
-
-def load_plugins(specs: Sequence[str]) -> None:
-    """Import every plugin (``UsageError`` naming the plugin and its error in one line)."""
-    for spec in specs:
-        try:
-            check_plugin(spec)
-            import_plugin(spec)
-        except Exception as exc:  # noqa: BLE001 - any error of the user's module ends in one line
-            raise UsageError(f"{FLAG} {spec}: {type(exc).__name__}: {exc}") from None
 
 
 class LazyHelp(UserString):
@@ -92,5 +81,4 @@ def suites_help(prefix: str) -> LazyHelp:
     return LazyHelp(make)
 
 
-__all__ = ["FLAG", "LazyHelp", "add_plugin_arg", "families_help", "load_plugins", "plugin_specs", "strip_plugins",
-           "suites_help"]
+__all__ = ["FLAG", "LazyHelp", "add_plugin_arg", "families_help", "plugin_specs", "strip_plugins", "suites_help"]

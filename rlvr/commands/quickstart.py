@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 
 from rlvr.commands.common import positive_int
@@ -42,7 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rlvr.train.quickstart import report_markdown, run_quickstart
+    from rlvr.device import resolve_device
+    from rlvr.quickstart import QuickstartOptions, report_markdown, run_quickstart
+    from rlvr.quickstart.recipe_choice import choose_recipe
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
     overrides: list[str] = []
@@ -53,28 +54,23 @@ def run(args: argparse.Namespace) -> int:
         overrides += [f"--{key.strip()}", value]
     if args.seed is not None:
         overrides += ["--seed", str(args.seed)]
-    from rlvr.train.device_budget import cuda_available, pick_budget, resolve_device
-
-    if args.device == "cpu":
-        os.environ["CUDA_VISIBLE_DEVICES"] = ""  # training and evaluation both stay on the CPU
     try:
-        device = resolve_device(args.device, cuda_available())
+        device = resolve_device(args.device)  # the one decision: training and every evaluation run there
     except ValueError as exc:
         print(f"rlvr quickstart: error: {exc}", file=sys.stderr)
         return 2
-    budget = pick_budget(args.recipe, device)
-    print(f"[rlvr quickstart] {budget.describe()}", flush=True)
+    choice = choose_recipe(args.recipe, device)
+    print(f"[rlvr quickstart] {choice.describe()}", flush=True)
+    options = QuickstartOptions(
+        recipe=choice.recipe, eval_batch_size=choice.eval_batch_size, output_dir=args.output_dir, minutes=args.minutes,
+        max_steps=args.max_steps, eval_size=args.eval_size, max_new_tokens=args.max_new_tokens, overrides=overrides,
+        skip_before=args.skip_before, base_cache=not args.no_base_cache, eval_every=args.eval_every, device=device)
     try:
-        result = run_quickstart(
-            recipe=budget.recipe, eval_batch_size=budget.eval_batch_size, output_dir=args.output_dir, minutes=args.minutes, max_steps=args.max_steps,
-            eval_size=args.eval_size, max_new_tokens=args.max_new_tokens, overrides=overrides,
-            skip_before=args.skip_before,
-            base_cache=not args.no_base_cache, eval_every=args.eval_every,
-        )
+        result = run_quickstart(options)
     except RuntimeError as exc:
         print(f"rlvr quickstart: error: {exc}", file=sys.stderr)
         return 2
     print()
     print(report_markdown(result))
-    print(f"[rlvr quickstart] ran the {budget.name} budget ({budget.recipe} on {budget.device})", flush=True)
+    print(f"[rlvr quickstart] ran the {choice.name} budget ({choice.recipe} on {device.name})", flush=True)
     return 0

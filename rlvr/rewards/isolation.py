@@ -81,6 +81,21 @@ def check_plugin(spec: str) -> None:
         raise ValueError(f"plugin module {spec!r} cannot be imported")
 
 
+class PluginError(ValueError):
+    """A ``--plugin`` that cannot be loaded; its message names the plugin and the error, in one line."""
+
+
+def load_plugins(specs: Sequence[str], flag: str = "--plugin") -> None:
+    """Import every plugin (:func:`check_plugin`, then :func:`import_plugin`); any error of the user's module
+    becomes a :class:`PluginError` naming the plugin (``flag`` is how the user named it)."""
+    for spec in specs:
+        try:
+            check_plugin(spec)
+            import_plugin(spec)
+        except Exception as exc:  # noqa: BLE001 - any error of the user's module ends in one line
+            raise PluginError(f"{flag} {spec}: {type(exc).__name__}: {exc}") from None
+
+
 def _warm_up() -> None:
     """Import the family providers (and RDKit with them) before the first job, so no item pays for it.
 

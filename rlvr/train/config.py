@@ -1,15 +1,10 @@
-"""Recipe parsing: TRL's ``TrlParser`` over (TaskArguments, GRPOConfig | RLOOConfig, ModelConfig).
-
-A recipe is a YAML file whose keys are fields of those three dataclasses (plus TRL's ``env``
-mapping), so every TRL/transformers training option is available from YAML or the command line
-(``--key value`` overrides the file). The algorithm is chosen first (``algorithm: grpo|rloo``),
-because GRPOConfig and RLOOConfig share most field names and cannot sit in one parser.
+"""The rlvr part of a recipe (:class:`TaskArguments`: tasks, rewards, eval sets, task selection) and the
+helpers that read a recipe file before it is parsed (:mod:`rlvr.train.recipe` parses the whole recipe).
 """
 from __future__ import annotations
 
 import json
 import os
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -18,7 +13,6 @@ import yaml
 from rlvr.datasets import FamilyMix, parse_mix
 from rlvr.prompting import DEFAULT_STYLE, PromptOptions
 from rlvr.registry import DEFAULT_TRAIN_FAMILIES, get_family
-from rlvr.train.checkpointing import checkpointing_argv
 
 #: algorithms wired to TRL trainers
 ALGORITHMS = ("grpo", "rloo")
@@ -227,7 +221,7 @@ def recipe_mapping(args: Sequence[str]) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _peek_algorithm(args: Sequence[str]) -> str:
+def peek_algorithm(args: Sequence[str]) -> str:
     """The algorithm named on the command line or in the ``--config`` YAML (default grpo)."""
     args = list(args)
     for i, a in enumerate(args):
@@ -236,60 +230,3 @@ def _peek_algorithm(args: Sequence[str]) -> str:
         if a == "--algorithm" and i + 1 < len(args):
             return args[i + 1].lower()
     return str(recipe_mapping(args).get("algorithm") or "grpo").lower()
-
-
-def config_classes(algorithm: str) -> tuple[type, type, type]:
-    """``(TaskArguments, GRPOConfig|RLOOConfig, ModelConfig)`` for ``algorithm``."""
-    from trl import GRPOConfig, ModelConfig, RLOOConfig
-
-    algorithm = algorithm.lower()
-    if algorithm == "ppo":
-        TaskArguments(algorithm="ppo")  # raises with the explanation
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {algorithm!r}")
-    return TaskArguments, (GRPOConfig if algorithm == "grpo" else RLOOConfig), ModelConfig
-
-
-def make_parser(algorithm: str = "grpo", prog: str | None = None) -> Any:
-    """A ``TrlParser`` over the three recipe dataclasses of ``algorithm``."""
-    from trl import TrlParser
-
-    return TrlParser(config_classes(algorithm), prog=prog)
-
-
-def parse_recipe(args: Sequence[str] | None = None, *, prog: str | None = None) -> tuple[Any, Any, Any]:
-    """Parse ``--config recipe.yaml`` plus command-line overrides into (task, training, model) args.
-
-    Without an accelerator, CPU mode is forced (``use_cpu``, no bf16/fp16); an unset model is the embedded one.
-    """
-    argv = list(sys.argv[1:] if args is None else args)
-    algorithm = _peek_algorithm(argv)
-    parser = make_parser(algorithm, prog=prog)
-    # on CPU, recomputing activations only slows training down (and generation with it): off unless asked for
-    accelerator = has_accelerator()
-    argv = checkpointing_argv(argv, config_classes(algorithm)[1], recipe_mapping(argv), None if accelerator else False)
-    if not accelerator:
-        # TrainingArguments validates bf16 against the hardware while parsing, so CPU mode must be
-        # requested before; appended last, it overrides a GPU recipe's bf16 (bf16 is slower on CPU anyway)
-        argv += CPU_OVERRIDES
-    task_args, training_args, model_args = parser.parse_args_and_config(argv)
-    if not getattr(model_args, "model_name_or_path", None):
-        model_args.model_name_or_path = "default"
-    return task_args, training_args, model_args
-
-
-#: appended to the arguments on machines without an accelerator
-CPU_OVERRIDES = ["--use_cpu", "true", "--bf16", "false", "--fp16", "false"]
-
-
-def has_accelerator() -> bool:
-    """True when torch sees a CUDA, XPU or MPS device."""
-    import torch
-
-    if torch.cuda.is_available():
-        return True
-    xpu = getattr(torch, "xpu", None)
-    if xpu is not None and xpu.is_available():
-        return True
-    mps = getattr(torch.backends, "mps", None)
-    return bool(mps is not None and mps.is_available())

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from rlvr.registry import get_family
-from rlvr.train.config import TaskArguments, parse_recipe
+from rlvr.train.config import TaskArguments
 from rlvr.train.data import eval_set_specs
+from rlvr.train.recipe import parse_recipe, sets_sft_keys
 from rlvr.train.runner import train
 
 USAGE = """usage: rlvr train --config RECIPE.yaml [--KEY VALUE ...]
@@ -95,9 +96,14 @@ def main(argv: Sequence[str] | None = None, prog: str = "rlvr train") -> int:
     args = prepare_argv(argv, USAGE)
     if args is None:
         return 0
-    task_args, training_args, model_args = parse_recipe(args, prog=prog)
+    if sets_sft_keys(args):
+        raise ValueError("this recipe has a supervised warm start (sft_* keys): run it with `rlvr sft`, which runs the "
+                         "warm start and then the RL")
+    recipe = parse_recipe(args, prog=prog)
+    task_args, training_args, model_args = recipe.task, recipe.training, recipe.model
     check_families(task_args)
-    result = train(task_args, training_args, model_args, callbacks=run_callbacks(task_args, training_args))
+    result = train(task_args, training_args, model_args, callbacks=run_callbacks(task_args, training_args),
+                   adapter=recipe.adapter)
     if int(os.environ.get("RANK", "0") or 0) == 0:
         summary = {k: result.to_dict()[k] for k in ("output_dir", "algorithm", "global_step", "world_size", "seconds", "seconds_per_step")}
         summary["train_reward"] = result.last_train_log.get("reward")

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from rlvr.eval.plots import pyplot
+from rlvr.files import atomic_path
 
 
 _CURVE_LABELS = {"reward": "total reward", "rlvr/reward_drawn": "total reward, tasks as drawn"}
@@ -35,11 +36,12 @@ def _smooth(values: Sequence[float], window: int) -> list[float]:
     return out
 
 
-def _train_logs(history: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def train_logs(history: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The training steps' logs of a log history (those with a reward)."""
     return [h for h in history if "reward" in h and "step" in h]
 
 
-def _draw_train(ax: Any, train: Sequence[dict[str, Any]], window: int) -> None:
+def draw_train(ax: Any, train: Sequence[dict[str, Any]], window: int) -> None:
     """Raw (faint) and trailing-mean curves of the total reward and each reward function."""
     if train:
         steps = [h["step"] for h in train]
@@ -59,7 +61,7 @@ def _draw_train(ax: Any, train: Sequence[dict[str, Any]], window: int) -> None:
     ax.legend(fontsize=8)
 
 
-def _draw_sampling(ax: Any, train: Sequence[dict[str, Any]]) -> None:
+def draw_sampling(ax: Any, train: Sequence[dict[str, Any]]) -> None:
     """Per step: groups without reward spread and those replaced (bars), frontier cells and mean cell success (lines)."""
     steps = [h["step"] for h in train]
     zero = [h.get("dynamic/zero_std_groups") for h in train]
@@ -83,20 +85,22 @@ def _draw_sampling(ax: Any, train: Sequence[dict[str, Any]]) -> None:
     ax.legend(fontsize=7, loc="upper left")
 
 
-def _save(fig: Any, out_png: str | Path, title: str) -> Path:
+def save_figure(fig: Any, out_png: str | Path, title: str) -> Path:
+    """Title, lay out and write ``fig`` as a PNG (atomically), then close it."""
     plt = pyplot()
 
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     out = Path(out_png)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
+    with atomic_path(out) as tmp:
+        fig.savefig(tmp, dpi=110, format="png")
     plt.close(fig)
     return out
 
 
-def _window(train: Sequence[Any], window: int | None) -> int:
+def trailing_window(train: Sequence[Any], window: int | None) -> int:
+    """The trailing-mean window: ``window``, else 5 or a tenth of the run when that is longer."""
     return window if window is not None else max(5, len(train) // 10)
 
 
@@ -106,14 +110,14 @@ def plot_training_curve(history: Sequence[dict[str, Any]], out_png: str | Path, 
     ``window``: logs in the trailing mean (None: 5, or a tenth of the run when that is longer).
     """
     plt = pyplot()
-    train = _train_logs(history)
+    train = train_logs(history)
     evals: dict[str, list[tuple[int, float]]] = {}
     for h in history:
         for key, value in h.items():
             if key.startswith("eval_") and key.endswith("_reward") and isinstance(value, (int, float)):
                 evals.setdefault(key[len("eval_"):-len("_reward")] or "eval", []).append((h.get("step", 0), value))
     fig, axes = plt.subplots(1, 2 if evals else 1, figsize=(11 if evals else 6, 4), squeeze=False)
-    _draw_train(axes[0][0], train, _window(train, window))
+    draw_train(axes[0][0], train, trailing_window(train, window))
     if evals:
         ax = axes[0][1]
         for name, pts in sorted(evals.items()):
@@ -123,47 +127,4 @@ def plot_training_curve(history: Sequence[dict[str, Any]], out_png: str | Path, 
         ax.set_ylabel("eval reward")
         ax.set_title("eval sets")
         ax.legend(fontsize=8)
-    return _save(fig, out_png, title)
-
-
-def plot_before_after(
-    history: Sequence[dict[str, Any]],
-    before: Mapping[str, Mapping[str, float]],
-    after: Mapping[str, Mapping[str, float]],
-    out_png: str | Path,
-    *,
-    title: str = "",
-    window: int | None = None,
-    metrics: Sequence[tuple[str, str]] = (("exact_match", "exact match"), ("f1", "F1"), ("format_ok", "format ok")),
-    warm: Mapping[str, Mapping[str, float]] | None = None,
-) -> Path:
-    """Train curves (left) and held-out scores per split at each stage (right, in %): before and after
-    training, and after the warm start in between when ``warm`` is given.
-
-    ``before`` / ``warm`` / ``after``: split -> {metric: fraction} (the quickstart's per-split scores).
-    """
-    plt = pyplot()
-    train = _train_logs(history)
-    sampling = any(k.startswith(("dynamic/", "frontier/")) for h in train for k in h)
-    fig, axes = plt.subplots(1, 3 if sampling else 2, figsize=(17 if sampling else 12, 4.2))
-    left, right = axes[0], axes[-1]
-    _draw_train(left, train, _window(train, window))
-    if sampling:
-        _draw_sampling(axes[1], train)
-    splits = [s for s in before if s in after]
-    stages = [(before, "base", 0.3)] + ([(warm, "warm start", 0.6)] if warm else []) + [(after, "after", 0.95)]
-    k = len(stages)
-    width = 0.8 / (k * len(metrics))
-    for m, (key, label) in enumerate(metrics):
-        for j, (scores, when, alpha) in enumerate(stages):
-            xs = [i + (k * m + j - k * len(metrics) / 2 + 0.5) * width for i in range(len(splits))]
-            ys = [100 * float(scores[s].get(key, 0.0)) for s in splits]
-            right.bar(xs, ys, width, label=f"{label} {when}", color=f"C{m}", alpha=alpha)
-            for x, y in zip(xs, ys):
-                right.text(x, y + 1, f"{y:.0f}", ha="center", fontsize=6)
-    right.set_xticks(range(len(splits)), [f"{s} (n = {int(before[s].get('n', 0))})" for s in splits])
-    right.set_ylabel("%")
-    right.set_ylim(0, 135)
-    right.set_title("held-out, greedy: " + " -> ".join(w for _, w, _ in stages))
-    right.legend(fontsize=6, ncol=len(metrics), loc="upper center")
-    return _save(fig, out_png, title)
+    return save_figure(fig, out_png, title)

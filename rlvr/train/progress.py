@@ -13,7 +13,7 @@ import json
 import math
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from tqdm.auto import tqdm
 from transformers import TrainerCallback
@@ -84,6 +84,16 @@ def console_callbacks(console: str, output_dir: str | Path, max_steps: int, logg
         every = compact_every(int(max_steps), float(logging_steps)) if every is None else every
         callbacks.insert(0, CompactProgress(every=every, keys=keys, desc=desc))
     return callbacks
+
+
+def use_compact_console(trainer: Any, callbacks: Sequence[Any]) -> None:
+    """Remove transformers' progress and printer callbacks from ``trainer`` when one of ``callbacks`` replaces
+    them (``replaces_console``, as :class:`CompactProgress` does): they print every metrics dict."""
+    if any(getattr(cb, "replaces_console", False) for cb in callbacks):
+        from transformers.trainer_callback import PrinterCallback, ProgressCallback
+
+        trainer.remove_callback(ProgressCallback)
+        trainer.remove_callback(PrinterCallback)
 
 
 class CompactProgress(TrainerCallback):

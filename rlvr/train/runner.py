@@ -16,12 +16,15 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Sequence
 
+from rlvr.files import atomic_open
 from rlvr.models import load_tokenizer, quiet_checkpointing_aliases, resolve_model
 from rlvr.train.compact_head import compact_trainer_heads
-from rlvr.train.config import TaskArguments, has_accelerator
+from rlvr.train.config import TaskArguments
 from rlvr.train.curriculum import Curriculum
 from rlvr.train.data import build_eval_sets, build_sampler, build_train_dataset
 from rlvr.train.dynamic import DynamicSamplingConfig, SamplingHooks
+from rlvr.train.lora import AdapterArguments, lora_config
+from rlvr.train.merged_generation import MergedGenerationHooks, can_merge_generation
 from rlvr.train.plots import plot_training_curve
 from rlvr.train.rewards import resolve_reward_funcs
 
@@ -73,7 +76,7 @@ def _named_eval_trainer(base: type) -> type:
     :func:`one_completion_per_eval_prompt`, each eval prompt gets one completion.
     """
 
-    class NamedEvalTrainer(SamplingHooks, base):  # type: ignore[misc, valid-type]
+    class NamedEvalTrainer(MergedGenerationHooks, SamplingHooks, base):  # type: ignore[misc, valid-type]
         _rlvr_eval_prefix: str | None = None
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -118,16 +121,18 @@ def trainer_class(algorithm: str) -> type:
 
 
 def check_gpu_only_options(training_args: Any) -> None:
-    """Fail early, with a clear message, on options that need hardware or packages this machine lacks."""
+    """Fail early, with a clear message, on options that need hardware or packages this run lacks (the device
+    was decided when the recipe was parsed: ``use_cpu`` is set off an accelerator)."""
+    on_cpu = bool(getattr(training_args, "use_cpu", False))
     if getattr(training_args, "use_vllm", False):
         if importlib.util.find_spec("vllm") is None:
             raise RuntimeError("use_vllm needs the vllm package (pip install 'rlvr-chem[vllm]') and a CUDA GPU")
-        if not has_accelerator():
+        if on_cpu:
             raise RuntimeError("use_vllm needs a CUDA GPU; on CPU, leave use_vllm off (generation uses transformers)")
     if getattr(training_args, "deepspeed", None):
         if importlib.util.find_spec("deepspeed") is None:
             raise RuntimeError("a DeepSpeed config was given but deepspeed is not installed (pip install 'rlvr-chem[deepspeed]')")
-        if not has_accelerator():
+        if on_cpu:
             raise RuntimeError("DeepSpeed ZeRO needs a GPU; on CPU use DDP (accelerate launch --multi_gpu with use_cpu)")
 
 
@@ -194,10 +199,56 @@ def build_trainer(
     model_args: Any,
     *,
     callbacks: Sequence[Any] = (),
+    adapter: AdapterArguments | None = None,
 ) -> Any:
-    """A ready-to-train TRL trainer for the recipe (model, tokenizer, datasets, rewards, LoRA, callbacks)."""
-    from trl import get_peft_config
+    """A ready-to-train TRL trainer for the recipe (model, tokenizer, datasets, rewards, LoRA on ``adapter``'s
+    layers, callbacks; sampling from a merged copy with ``adapter.generate_merged``)."""
+    from rlvr.train.progress import use_compact_console  # imports transformers
 
+    check_gpu_only_options(training_args)
+    model_path = resolve_model(model_args.model_name_or_path or "default")
+    model_args.model_name_or_path = model_path
+    tokenizer = load_tokenizer(model_path, revision=model_args.model_revision)
+    training_args.model_init_kwargs = model_init_kwargs(training_args, model_args)
+    curriculum = Curriculum.from_config(task_args.curriculum) if task_args.curriculum else None
+    dynamic = DynamicSamplingConfig.from_mapping(task_args.dynamic_sampling)
+    sampler = build_sampler(task_args, dynamic=dynamic is not None)
+    all_callbacks = [*task_callbacks(task_args, curriculum, sampler), *callbacks]
+    trainer = trainer_class(task_args.algorithm)(
+        model=model_path,
+        reward_funcs=resolve_reward_funcs(task_args.reward_funcs, reward_mode=task_args.reward_mode),
+        args=training_args,
+        train_dataset=build_train_dataset(task_args, training_args, curriculum=curriculum, sampler=sampler),
+        eval_dataset=eval_dataset(task_args, training_args),
+        processing_class=tokenizer,
+        peft_config=lora_config(model_args, adapter.lora_layers if adapter else None, model_path),
+        callbacks=all_callbacks,
+    )
+    trainer.rlvr_sampler = sampler
+    trainer.rlvr_dynamic = dynamic
+    if adapter is not None and adapter.generate_merged:
+        if not can_merge_generation(trainer):
+            raise ValueError("generate_merged needs a LoRA adapter (use_peft), one process and no vLLM")
+        trainer.rlvr_merged_generation = True
+    use_compact_console(trainer, all_callbacks)
+    return trainer
+
+
+def eval_dataset(task_args: TaskArguments, training_args: Any) -> Any:
+    """The trainer's eval sets when the recipe evaluates during training (None otherwise)."""
+    skip_short_run_eval(training_args)
+    strategy = str(getattr(training_args, "eval_strategy", "no")).lower().split(".")[-1]
+    if strategy == "no":
+        return None
+    sets = build_eval_sets(task_args) or None
+    if sets is None:
+        raise ValueError("eval_strategy is set but no eval sets are configured (eval_splits / eval_sets)")
+    one_completion_per_eval_prompt(training_args)
+    return sets
+
+
+def task_callbacks(task_args: TaskArguments, curriculum: Curriculum | None, sampler: Any) -> list[Any]:
+    """rlvr's own callbacks of a run: the step timer, and the curriculum, frontier and time budget it asks for."""
     from rlvr.train.callbacks import (  # imports transformers
         CurriculumCallback,
         FrontierCallback,
@@ -205,57 +256,41 @@ def build_trainer(
         TimeBudgetCallback,
     )
 
-    check_gpu_only_options(training_args)
-    model_path = resolve_model(model_args.model_name_or_path or "default")
-    model_args.model_name_or_path = model_path
-    tokenizer = load_tokenizer(model_path, revision=model_args.model_revision)
-    training_args.model_init_kwargs = model_init_kwargs(training_args, model_args)
-
-    curriculum = None
-    if task_args.curriculum:
-        curriculum = Curriculum.from_config(task_args.curriculum)
-    dynamic = DynamicSamplingConfig.from_mapping(task_args.dynamic_sampling)
-    sampler = build_sampler(task_args, dynamic=dynamic is not None)
-    train_dataset = build_train_dataset(task_args, training_args, curriculum=curriculum, sampler=sampler)
-    eval_dataset = None
-    skip_short_run_eval(training_args)
-    strategy = str(getattr(training_args, "eval_strategy", "no")).lower().split(".")[-1]
-    if strategy != "no":
-        eval_dataset = build_eval_sets(task_args) or None
-        if eval_dataset is None:
-            raise ValueError("eval_strategy is set but no eval sets are configured (eval_splits / eval_sets)")
-        one_completion_per_eval_prompt(training_args)
-    reward_funcs = resolve_reward_funcs(task_args.reward_funcs, reward_mode=task_args.reward_mode)
-
-    all_callbacks = [StepTimerCallback()]
+    out: list[Any] = [StepTimerCallback()]
     if curriculum is not None:
-        all_callbacks.append(CurriculumCallback(curriculum))
+        out.append(CurriculumCallback(curriculum))
     if sampler is not None:
-        all_callbacks.append(FrontierCallback(sampler))
+        out.append(FrontierCallback(sampler))
     if task_args.max_train_minutes > 0:
-        all_callbacks.append(TimeBudgetCallback(task_args.max_train_minutes))
-    all_callbacks.extend(callbacks)
+        out.append(TimeBudgetCallback(task_args.max_train_minutes))
+    return out
 
-    peft_config = get_peft_config(model_args) if model_args.use_peft else None
-    cls = trainer_class(task_args.algorithm)
-    trainer = cls(
-        model=model_path,
-        reward_funcs=reward_funcs,
-        args=training_args,
-        train_dataset=train_dataset,
-        eval_dataset=eval_dataset,
-        processing_class=tokenizer,
-        peft_config=peft_config,
-        callbacks=all_callbacks,
-    )
-    trainer.rlvr_sampler = sampler
-    trainer.rlvr_dynamic = dynamic
-    if any(getattr(cb, "replaces_console", False) for cb in all_callbacks):
-        from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
-        trainer.remove_callback(ProgressCallback)  # prints every metrics dict: replaced by a compact line
-        trainer.remove_callback(PrinterCallback)
-    return trainer
+def resumed_step(resume: str | None) -> int:
+    """The global step of the checkpoint a run resumes from (0 for a fresh run)."""
+    state_file = Path(resume) / "trainer_state.json" if resume else None
+    if state_file is None or not state_file.is_file():
+        return 0
+    return int(json.loads(state_file.read_text()).get("global_step", 0))
+
+
+def step_seconds(trainer: Any, output: Any, seconds: float, steps_run: int) -> float:
+    """Mean seconds per optimizer step: the step timer's, else the run's time over its steps."""
+    timer = next((c for c in trainer.callback_handler.callbacks if c.__class__.__name__ == "StepTimerCallback"), None)
+    if timer is not None and timer.mean_step_seconds:
+        return float(timer.mean_step_seconds)
+    return float(output.metrics.get("train_runtime", seconds)) / steps_run
+
+
+def write_run_info(out: Path, result: "TrainResult", history: Sequence[dict[str, Any]]) -> None:
+    """``run_info.json`` and ``reward_curve.png`` in the run's folder (a plot that fails is logged, not raised)."""
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_open(out / "run_info.json") as fh:
+        fh.write(json.dumps(result.to_dict(), indent=2, default=str))
+    try:
+        plot_training_curve(history, out / "reward_curve.png", title=f"{result.algorithm} {out.name}")
+    except Exception:  # noqa: BLE001 - a plot must never fail a finished run
+        log.warning("could not plot the reward curve", exc_info=True)
 
 
 def train(
@@ -264,19 +299,17 @@ def train(
     model_args: Any,
     *,
     callbacks: Sequence[Any] = (),
+    adapter: AdapterArguments | None = None,
 ) -> TrainResult:
-    """Run a recipe end to end: train (resuming if asked), save the final adapter/model, report."""
+    """Run a recipe end to end: train (resuming if asked), save the final adapter/model, report
+    (``adapter``: the recipe's :class:`~rlvr.train.lora.AdapterArguments`)."""
     requested_model = model_args.model_name_or_path or "default"
     resume = resolve_resume(training_args.output_dir, training_args.resume_from_checkpoint)
     training_args.resume_from_checkpoint = resume
     t0 = time.time()
-    start_step = 0
-    if resume:
-        state_file = Path(resume) / "trainer_state.json"
-        if state_file.is_file():
-            start_step = int(json.loads(state_file.read_text()).get("global_step", 0))
+    start_step = resumed_step(resume)
     with quiet_checkpointing_aliases():
-        trainer = build_trainer(task_args, training_args, model_args, callbacks=callbacks)
+        trainer = build_trainer(task_args, training_args, model_args, callbacks=callbacks, adapter=adapter)
         output = trainer.train(resume_from_checkpoint=resume)
     seconds = time.time() - t0
     final_dir = None
@@ -289,9 +322,7 @@ def train(
     eval_metrics: dict[str, Any] = {}
     for h in history:
         eval_metrics.update({k: v for k, v in h.items() if k.startswith("eval_")})
-    steps_run = max(trainer.state.global_step - start_step, 1)
-    timer = next((c for c in trainer.callback_handler.callbacks if c.__class__.__name__ == "StepTimerCallback"), None)
-    per_step = timer.mean_step_seconds if timer is not None and timer.mean_step_seconds else output.metrics.get("train_runtime", seconds) / steps_run
+    per_step = step_seconds(trainer, output, seconds, max(trainer.state.global_step - start_step, 1))
     result = TrainResult(
         output_dir=str(training_args.output_dir),
         algorithm=task_args.algorithm,
@@ -306,13 +337,7 @@ def train(
         eval_metrics=eval_metrics,
     )
     if trainer.accelerator.is_main_process:
-        out = Path(training_args.output_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "run_info.json").write_text(json.dumps(result.to_dict(), indent=2, default=str))
-        try:
-            plot_training_curve(history, out / "reward_curve.png", title=f"{task_args.algorithm} {out.name}")
-        except Exception:  # noqa: BLE001 - a plot must never fail a finished run
-            log.warning("could not plot the reward curve", exc_info=True)
+        write_run_info(Path(training_args.output_dir), result, history)
     _finish(trainer)
     if result.world_size > 1:
         # Keep the trainer (and its DDP-wrapped model) referenced: freeing a gloo process group from

@@ -31,15 +31,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from rlvr.files import atomic_open
 from rlvr.models import load_tokenizer, quiet_checkpointing_aliases, resolve_model
 from rlvr.train.checkpointing import NEW as NEW_CHECKPOINTING
 from rlvr.train.checkpointing import OLD as OLD_CHECKPOINTING
-from rlvr.train.checkpointing import checkpointing_argv, checkpointing_kwargs, recipe_checkpointing
+from rlvr.train.checkpointing import checkpointing_kwargs, recipe_checkpointing
 from rlvr.train.compact_head import compact_trainer_heads
-from rlvr.train.config import (
-    CPU_OVERRIDES, TaskArguments, _peek_algorithm, config_classes, has_accelerator, recipe_mapping,
-)
+from rlvr.train.config import TaskArguments
 from rlvr.train.entry import check_families, prepare_argv, run_callbacks
+from rlvr.train.lora import AdapterArguments, lora_config
+from rlvr.train.recipe import parse_recipe
 from rlvr.train.runner import train
 from rlvr.train.sft_data import (SFTArguments, SFTDatasetStats, build_sft_dataset, check_solution_writers, sft_mixture,
                                   sft_rows, sft_seed)
@@ -72,6 +73,8 @@ class SFTResult:
     first_loss: float | None
     last_loss: float | None
     dataset: dict[str, Any]
+    #: tokens the trainer counted over the run (prompt and completion; TRL's ``num_tokens``), None where not logged
+    num_tokens: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -120,15 +123,6 @@ def group_by_length_kwargs(config_cls: type) -> dict[str, Any]:
     raise ValueError(f"sft_group_by_length: {config_cls.__name__} has no length-grouped sampling in this transformers")
 
 
-def lora_config(model_args: Any) -> Any:
-    """The LoRA config of the recipe's ModelConfig (r, alpha, dropout, target modules), as TRL builds it."""
-    from trl import get_peft_config
-
-    if not getattr(model_args, "use_peft", False):
-        return None
-    return get_peft_config(model_args)
-
-
 def merge_adapter(model: Any, tokenizer: Any, out_dir: str) -> str:
     """Merge a trained PEFT model into its base weights and save model + tokenizer to ``out_dir``."""
     merged = model.merge_and_unload() if hasattr(model, "merge_and_unload") else model
@@ -160,34 +154,20 @@ def run_sft(
     """
     from trl import SFTTrainer
 
+    from rlvr.train.progress import use_compact_console  # imports transformers
+
     t0 = time.time()
     tokenizer = load_tokenizer(model_path)
     config = make_sft_config(sft_args, output_dir, use_cpu=use_cpu, seed=seed, **(config_overrides or {}))
     with quiet_checkpointing_aliases():
-        trainer = SFTTrainer(
-            model=model_path,
-            args=config,
-            train_dataset=dataset,
-            processing_class=tokenizer,
-            peft_config=peft_config,
-            callbacks=list(callbacks) or None,
-        )
+        trainer = SFTTrainer(model=model_path, args=config, train_dataset=dataset, processing_class=tokenizer,
+                             peft_config=peft_config, callbacks=list(callbacks) or None)
         compact_trainer_heads(trainer, outputs=("log_probs", "entropy", "is_top1"))  # CPU: completion tokens only
-        if any(getattr(cb, "replaces_console", False) for cb in callbacks):
-            from transformers.trainer_callback import PrinterCallback, ProgressCallback
-
-            trainer.remove_callback(ProgressCallback)
-            trainer.remove_callback(PrinterCallback)
+        use_compact_console(trainer, callbacks)
         output = trainer.train()
+    adapter_dir, merged_dir = save_sft_outputs(trainer, tokenizer, Path(output_dir), adapter=peft_config is not None,
+                                               merge=merge)
     losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
-    accelerator = trainer.accelerator
-    adapter_dir = str(Path(output_dir) / "adapter") if peft_config is not None else None
-    merged_dir = str(Path(output_dir) / "merged") if merge else None
-    if adapter_dir is not None:
-        trainer.save_model(adapter_dir)  # every rank calls it (sharded backends need that); rank 0 writes
-    if merged_dir is not None and accelerator.is_main_process:
-        merge_adapter(accelerator.unwrap_model(trainer.model), tokenizer, merged_dir)
-    accelerator.wait_for_everyone()
     result = SFTResult(
         output_dir=str(output_dir),
         adapter_dir=adapter_dir,
@@ -199,11 +179,33 @@ def run_sft(
         first_loss=float(losses[0]) if losses else None,
         last_loss=float(losses[-1]) if losses else None,
         dataset=asdict(dataset_stats) if dataset_stats is not None else {},
+        num_tokens=last_logged(trainer.state.log_history, "num_tokens"),
     )
-    if accelerator.is_main_process:
-        Path(output_dir).mkdir(parents=True, exist_ok=True)
-        (Path(output_dir) / "sft_info.json").write_text(json.dumps(result.to_dict(), indent=2))
+    if trainer.accelerator.is_main_process:
+        with atomic_open(Path(output_dir) / "sft_info.json") as fh:
+            fh.write(json.dumps(result.to_dict(), indent=2))
     return result
+
+
+def save_sft_outputs(trainer: Any, tokenizer: Any, output_dir: Path, *, adapter: bool,
+                     merge: bool) -> tuple[str | None, str | None]:
+    """Save the trained adapter (``<output_dir>/adapter``) and, with ``merge``, the merged model
+    (``<output_dir>/merged``); returns both folders (None where not written)."""
+    accelerator = trainer.accelerator
+    adapter_dir = str(output_dir / "adapter") if adapter else None
+    merged_dir = str(output_dir / "merged") if merge else None
+    if adapter_dir is not None:
+        trainer.save_model(adapter_dir)  # every rank calls it (sharded backends need that); rank 0 writes
+    if merged_dir is not None and accelerator.is_main_process:
+        merge_adapter(accelerator.unwrap_model(trainer.model), tokenizer, merged_dir)
+    accelerator.wait_for_everyone()
+    return adapter_dir, merged_dir
+
+
+def last_logged(history: Sequence[dict[str, Any]], key: str) -> int | None:
+    """The last value of ``key`` in a trainer's log history, as an int (None where it was never logged)."""
+    values = [h[key] for h in history if h.get(key) is not None]
+    return int(values[-1]) if values else None
 
 
 def sft_output_dir(sft_args: SFTArguments, training_args: Any) -> str:
@@ -232,7 +234,7 @@ def cold_start(task_args: TaskArguments, sft_args: SFTArguments, training_args: 
         dataset,
         sft_args,
         output_dir=out,
-        peft_config=lora_config(model_args),
+        peft_config=lora_config(model_args, sft_args.sft_lora_layers, base),
         use_cpu=bool(getattr(training_args, "use_cpu", False)),
         seed=int(getattr(training_args, "seed", 0)),
         merge=True,
@@ -243,10 +245,11 @@ def cold_start(task_args: TaskArguments, sft_args: SFTArguments, training_args: 
 
 
 def train_with_cold_start(task_args: TaskArguments, sft_args: SFTArguments, training_args: Any, model_args: Any, *,
-                          sft_callbacks: Sequence[Any] = (), callbacks: Sequence[Any] = ()) -> tuple[SFTResult | None, Any]:
+                          sft_callbacks: Sequence[Any] = (), callbacks: Sequence[Any] = (),
+                          adapter: AdapterArguments | None = None) -> tuple[SFTResult | None, Any]:
     """SFT cold start (unless ``sft_steps == 0``), then the recipe's RL from the merged model (unless ``sft_only``).
 
-    ``sft_callbacks`` go to the SFT trainer, ``callbacks`` to the RL trainer.
+    ``sft_callbacks`` go to the SFT trainer, ``callbacks`` to the RL trainer; ``adapter`` places the RL adapter.
     """
     sft_result = None
     if sft_args.sft_steps > 0:
@@ -254,7 +257,7 @@ def train_with_cold_start(task_args: TaskArguments, sft_args: SFTArguments, trai
         model_args.model_name_or_path = sft_result.merged_dir
     if sft_args.sft_only:
         return sft_result, None
-    return sft_result, train(task_args, training_args, model_args, callbacks=callbacks)
+    return sft_result, train(task_args, training_args, model_args, callbacks=callbacks, adapter=adapter)
 
 
 def sft_console_callbacks(task_args: TaskArguments, sft_args: SFTArguments, training_args: Any) -> list[Any]:
@@ -266,32 +269,8 @@ def sft_console_callbacks(task_args: TaskArguments, sft_args: SFTArguments, trai
 
 
 # ---------------------------------------------------------------------------------------------
-# recipe parsing and entry point
+# entry point
 # ---------------------------------------------------------------------------------------------
-
-
-def make_parser(algorithm: str = "grpo", prog: str | None = None) -> Any:
-    """A ``TrlParser`` over (TaskArguments, SFTArguments, GRPOConfig|RLOOConfig, ModelConfig)."""
-    from trl import TrlParser
-
-    task_cls, train_cls, model_cls = config_classes(algorithm)
-    return TrlParser((task_cls, SFTArguments, train_cls, model_cls), prog=prog)
-
-
-def parse_sft_recipe(args: Sequence[str] | None = None, *, prog: str | None = None) -> tuple[Any, SFTArguments, Any, Any]:
-    """Parse ``--config recipe.yaml`` plus overrides into (task, sft, training, model) arguments."""
-    argv = list(sys.argv[1:] if args is None else args)
-    algorithm = _peek_algorithm(argv)
-    parser = make_parser(algorithm, prog=prog)
-    # on CPU, recomputing activations only slows training down (and generation with it): off unless asked for
-    accelerator = has_accelerator()
-    argv = checkpointing_argv(argv, config_classes(algorithm)[1], recipe_mapping(argv), None if accelerator else False)
-    if not accelerator:
-        argv += CPU_OVERRIDES
-    task_args, sft_args, training_args, model_args = parser.parse_args_and_config(argv)
-    if not getattr(model_args, "model_name_or_path", None):
-        model_args.model_name_or_path = "default"
-    return task_args, sft_args, training_args, model_args
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "rlvr sft") -> int:
@@ -299,14 +278,15 @@ def main(argv: Sequence[str] | None = None, prog: str = "rlvr sft") -> int:
     args = prepare_argv(argv, USAGE)
     if args is None:
         return 0
-    task_args, sft_args, training_args, model_args = parse_sft_recipe(args, prog=prog)
+    recipe = parse_recipe(args, prog=prog)
+    task_args, sft_args, training_args, model_args = recipe.task, recipe.sft, recipe.training, recipe.model
     check_families(task_args)  # before any model is converted or loaded
     if sft_args.sft_steps > 0:
         check_solution_writers(c.family for c in sft_mixture(task_args, sft_args))
     sft_result, rl_result = train_with_cold_start(
         task_args, sft_args, training_args, model_args,
         sft_callbacks=sft_console_callbacks(task_args, sft_args, training_args) if sft_args.sft_steps > 0 else (),
-        callbacks=run_callbacks(task_args, training_args),
+        callbacks=run_callbacks(task_args, training_args), adapter=recipe.adapter,
     )
     if int(os.environ.get("RANK", "0") or 0) == 0:
         summary: dict[str, Any] = {"output_dir": training_args.output_dir}
@@ -326,6 +306,6 @@ if __name__ == "__main__":  # pragma: no cover - python -m rlvr.train.sft
 
 __all__ = [
     "SFTArguments", "SFTDatasetStats", "SFTResult", "build_sft_dataset", "cold_start", "lora_config", "main",
-    "make_parser", "make_sft_config", "merge_adapter", "parse_sft_recipe", "run_sft", "sft_console_callbacks",
+    "make_sft_config", "merge_adapter", "run_sft", "sft_console_callbacks",
     "sft_output_dir", "sft_rows", "train_with_cold_start",
 ]

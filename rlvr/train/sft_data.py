@@ -57,6 +57,8 @@ class SFTArguments:
         metadata={"help": "batch rows of similar token length together (transformers' length-grouped sampler, "
                           "seeded like the rest): less padding where the rows' lengths differ widely"},
     )
+    sft_lora_layers: str | None = field(
+        default=None, metadata={"help": "the warm start's LoRA layers, as lora_layers ('top:N', 'A-B', 'i,j'); default every layer"})
     sft_logging_steps: int = field(default=1, metadata={"help": "SFT logging interval (steps)"})
     sft_output_dir: str | None = field(default=None, metadata={"help": "SFT output folder (default: <output_dir>/sft)"})
     sft_only: bool = field(default=False, metadata={"help": "stop after the cold start (no RL)"})
@@ -123,46 +125,54 @@ def sft_rows(
         mixture = Mixture(with_options(mix, system_prompt=system_prompt), split, seed)
     check_solution_writers(c.family for c in mixture.components)
     rows: list[dict[str, Any]] = []
-    skipped = capped = 0
+    skipped = capped = chars = 0
     by_family: Counter = Counter()
     by_answer: Counter = Counter()
     cap = None if max_answer_share is None else max(1, math.ceil(float(max_answer_share) * n))
-    chars = 0
     index = int(start)
     limit = int(start) + max(int(n / max(1e-9, 1 - max_skip_fraction)) + 1, n + 1)
     while len(rows) < n:
-        if index >= limit + capped:
-            raise RuntimeError(
-                f"only {len(rows)} of {n} SFT rows could be written ({skipped} tasks skipped); "
-                "raise sft_max_chars or check the mixture"
-            )
-        if capped > MAX_CAPPED_PER_ROW * n:
-            raise RuntimeError(
-                f"only {len(rows)} of {n} SFT rows fit sft_max_answer_share {max_answer_share} after passing over "
-                f"{capped} tasks; raise it (the mixture has too few distinct answers)"
-            )
+        _check_room(len(rows), n, skipped, capped, index >= limit + capped, max_answer_share)
         task = mixture.task_at(index)
         index += 1
         answer = answer_key(task) if cap is not None else None
         if answer is not None and by_answer[answer] >= cap:
             capped += 1
             continue
-        try:
-            completion = solution_messages(task, style, max_chars=max_chars)
-        except SolutionError as exc:
+        row = _solved_row(task, style, max_chars)
+        if row is None:
             skipped += 1
-            log.debug("SFT row skipped: %s", exc)
             continue
-        row = task_row(task)
-        row["completion"] = completion
         rows.append(row)
         if answer is not None:
             by_answer[answer] += 1
         by_family[task.family] += 1
-        chars += len(completion[0]["content"])
+        chars += len(row["completion"][0]["content"])
     stats = SFTDatasetStats(len(rows), skipped, dict(sorted(by_family.items())), round(chars / max(len(rows), 1), 1),
                             capped)
     return rows, stats
+
+
+def _check_room(have: int, n: int, skipped: int, capped: int, past_limit: bool, max_answer_share: float | None) -> None:
+    """RuntimeError when the rows cannot be filled: too many tasks skipped, or too many passed over for the cap."""
+    if past_limit:
+        raise RuntimeError(f"only {have} of {n} SFT rows could be written ({skipped} tasks skipped); "
+                           "raise sft_max_chars or check the mixture")
+    if capped > MAX_CAPPED_PER_ROW * n:
+        raise RuntimeError(f"only {have} of {n} SFT rows fit sft_max_answer_share {max_answer_share} after passing over "
+                           f"{capped} tasks; raise it (the mixture has too few distinct answers)")
+
+
+def _solved_row(task: Any, style: str, max_chars: int | None) -> dict[str, Any] | None:
+    """The task's dataset row with its verified worked solution as ``completion`` (None when none can be written)."""
+    try:
+        completion = solution_messages(task, style, max_chars=max_chars)
+    except SolutionError as exc:
+        log.debug("SFT row skipped: %s", exc)
+        return None
+    row = task_row(task)
+    row["completion"] = completion
+    return row
 
 
 def check_solution_writers(families: Iterable[str]) -> None:

@@ -11,6 +11,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from rlvr.models import configure_tokenizer, ensure_default_model
 
@@ -24,55 +25,61 @@ def build_tiny_model(
     num_layers: int = 2,
     num_heads: int = 4,
     intermediate_size: int = 64,
+    num_kv_heads: int | None = None,
     seed: int = 0,
     overwrite: bool = False,
 ) -> str:
     """Build (or reuse) a tiny Llama-style causal LM at ``path``; returns ``path`` as a string.
 
+    ``num_kv_heads`` below ``num_heads`` gives grouped key/value heads, as SmolLM2 has (default: as many).
     The tokenizer is copied from the converted embedded model (converted first if needed).
     An existing folder built with the same settings is reused unless ``overwrite``.
     """
     import torch
-    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+    from transformers import AutoTokenizer, LlamaForCausalLM
 
     target = Path(path)
-    settings = {
-        "hidden_size": hidden_size,
-        "num_layers": num_layers,
-        "num_heads": num_heads,
-        "intermediate_size": intermediate_size,
-        "seed": seed,
-    }
-    marker = target / _MARKER
-    if not overwrite and marker.is_file():
-        try:
-            if json.loads(marker.read_text()) == settings:
-                return str(target)
-        except (OSError, json.JSONDecodeError):
-            pass
+    settings = {"hidden_size": hidden_size, "num_layers": num_layers, "num_heads": num_heads,
+                "intermediate_size": intermediate_size, "seed": seed}
+    if num_kv_heads not in (None, num_heads):  # the key of a grouped model; an ungrouped one keeps its old key
+        settings["num_kv_heads"] = int(num_kv_heads)
+    if not overwrite and _built_with(target, settings):
+        return str(target)
     tokenizer = configure_tokenizer(AutoTokenizer.from_pretrained(str(ensure_default_model())))
-    config = LlamaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=hidden_size,
-        intermediate_size=intermediate_size,
-        num_hidden_layers=num_layers,
-        num_attention_heads=num_heads,
-        num_key_value_heads=num_heads,
-        max_position_embeddings=2048,
-        tie_word_embeddings=True,
-        bos_token_id=tokenizer.bos_token_id,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-    )
+    config = _tiny_config(tokenizer, hidden_size, intermediate_size, num_layers, num_heads, num_kv_heads or num_heads)
     # seed for determinism, then restore the global RNG so callers see no side effect
-    state = torch.random.get_rng_state()
-    try:
+    with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         model = LlamaForCausalLM(config)
-    finally:
-        torch.random.set_rng_state(state)
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     model.generation_config.eos_token_id = tokenizer.eos_token_id
+    _save_folder(target, model, tokenizer, settings)
+    return str(target)
+
+
+def _built_with(target: Path, settings: dict) -> bool:
+    """Whether ``target`` holds a tiny model built with ``settings``."""
+    try:
+        return json.loads((target / _MARKER).read_text()) == settings
+    except (OSError, json.JSONDecodeError):
+        return False
+
+
+def _tiny_config(tokenizer: Any, hidden_size: int, intermediate_size: int, num_layers: int, num_heads: int,
+                 num_kv_heads: int) -> Any:
+    """A ``LlamaConfig`` of the given size over ``tokenizer``'s vocabulary, embeddings tied."""
+    from transformers import LlamaConfig
+
+    return LlamaConfig(
+        vocab_size=len(tokenizer), hidden_size=hidden_size, intermediate_size=intermediate_size,
+        num_hidden_layers=num_layers, num_attention_heads=num_heads, num_key_value_heads=num_kv_heads,
+        max_position_embeddings=2048, tie_word_embeddings=True, bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
+    )
+
+
+def _save_folder(target: Path, model: Any, tokenizer: Any, settings: dict) -> None:
+    """Write the model, tokenizer and marker into a temporary folder beside ``target``, then swap it in."""
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=str(target.parent)))
     try:
@@ -85,4 +92,3 @@ def build_tiny_model(
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
-    return str(target)

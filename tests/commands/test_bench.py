@@ -111,5 +111,20 @@ def test_the_gpu_measurements_run_on_cpu_with_a_tiny_model(tiny_model):
     assert speed.steps == 2 and speed.completions_per_step == 4
     assert all(g > 0 for g in speed.generation_seconds) and all(s > g for s, g in zip(speed.step_seconds, speed.generation_seconds))
     assert speed.mean_update_s > 0 and abs(speed.mean_step_s - speed.mean_generation_s - speed.mean_update_s) < 1e-3
-    printed = gpu.text({"device": "cpu", "eval": [sorted_row.to_dict()], "grpo": speed.to_dict()})
+    merged = gpu.measure_grpo("quickstart_gpu", model=tiny_model, steps=2, device="cpu", overrides=[
+        "--per_device_train_batch_size", "4", "--num_generations", "2", "--steps_per_generation", "1",
+        "--max_completion_length", "4", "--bf16", "false", "--use_cpu", "true", "--generate_merged", "true"])
+    assert merged.steps == 2 and all(g > 0 for g in merged.generation_seconds)
+    printed = gpu.text({"device": "cpu", "eval": [sorted_row.to_dict()], "grpo": speed.to_dict(),
+                        "grpo_levers": [{"lever": "generate_merged=true", **merged.to_dict()}]})
     assert "completions/s" in printed and "generation" in printed and "update" in printed
+    assert "grpo [generate_merged=true]  4 completions/step" in printed
+
+
+def test_a_malformed_grpo_lever_is_one_line():
+    from rlvr.commands.bench import lever_argv
+    from rlvr.commands.errors import UsageError
+
+    assert lever_argv("generate_merged=true, lora_layers=top:8") == ["--generate_merged", "true", "--lora_layers", "top:8"]
+    with pytest.raises(UsageError, match="KEY=VALUE"):
+        lever_argv("generate_merged")

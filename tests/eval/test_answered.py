@@ -10,7 +10,7 @@ from rlvr.eval.report import render_reasons
 from rlvr.eval.tables import task_answered
 from rlvr.reasons import FORMAT_FAILURES, Reason, answered, format_ok
 from rlvr.rewards import format_reward
-from rlvr.train.quickstart import score_records
+from rlvr.quickstart.scores import score_records
 
 
 @pytest.mark.parametrize("completion, readable", [

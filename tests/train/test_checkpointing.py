@@ -7,7 +7,8 @@ import pytest
 
 from rlvr.models import quiet_checkpointing_aliases
 from rlvr.train.checkpointing import NEW, checkpointing_argv, recipe_checkpointing
-from rlvr.train.config import has_accelerator, parse_recipe
+from rlvr.device import accelerator
+from rlvr.train.recipe import parse_recipe
 from rlvr.train.entry import find_recipe
 from rlvr.train.runner import skip_short_run_eval
 
@@ -28,9 +29,9 @@ def _parse(*argv: str):
     ("cpu_long", ["--activation_checkpointing=true"], True),
 ])
 def test_recipes_parse_without_deprecation_warnings(recipe, cli, expected):
-    _, training_args, _ = _parse("--config", find_recipe(recipe), *cli)
+    training_args = _parse("--config", find_recipe(recipe), *cli).training
     if expected is None:
-        expected = True if has_accelerator() else False
+        expected = accelerator() is not None
     assert recipe_checkpointing(training_args) is expected
 
 
@@ -53,10 +54,10 @@ def test_quiet_aliases_only_silences_the_checkpointing_aliases():
 
 
 def test_a_run_shorter_than_eval_steps_skips_evaluation(caplog):
-    _, training_args, _ = _parse("--config", find_recipe("grpo/stoich_t2_formula"), "--max_steps", "2")
+    training_args = _parse("--config", find_recipe("grpo/stoich_t2_formula"), "--max_steps", "2").training
     with caplog.at_level("WARNING"):
         assert skip_short_run_eval(training_args)
     assert str(training_args.eval_strategy).lower().endswith("no")
     assert "evaluation skipped: max_steps 2 is below eval_steps 50" in caplog.text
-    _, long_args, _ = _parse("--config", find_recipe("grpo/stoich_t2_formula"), "--max_steps", "60")
+    long_args = _parse("--config", find_recipe("grpo/stoich_t2_formula"), "--max_steps", "60").training
     assert not skip_short_run_eval(long_args) and str(long_args.eval_strategy).lower().endswith("steps")

@@ -147,7 +147,7 @@ class _SeesTheModel(TrainerCallback):
 def test_sft_and_grpo_trainers_use_it_on_cpu(tiny_model, tmp_path, make_recipe):
     from peft import LoraConfig
 
-    from rlvr.train.config import parse_recipe
+    from rlvr.train.recipe import parse_recipe
     from rlvr.train.runner import train
     from rlvr.train.sft import SFTArguments, build_sft_dataset, run_sft
 
@@ -159,7 +159,8 @@ def test_sft_and_grpo_trainers_use_it_on_cpu(tiny_model, tmp_path, make_recipe):
     assert seen.compact is True
 
     recipe = make_recipe(tmp_path / "r.yaml", tiny_model, tmp_path / "out", max_steps=1, save_strategy="no")
-    task, training, model = parse_recipe(["--config", str(recipe)])
+    parsed = parse_recipe(["--config", str(recipe)])
+    task, training, model = parsed.task, parsed.training, parsed.model
     seen = _SeesTheModel()
     train(task, training, model, callbacks=[seen])
     assert seen.compact is True

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rlvr.train.config import TaskArguments, parse_recipe
+from rlvr.train.config import TaskArguments
+from rlvr.train.recipe import parse_recipe
 
 ROOT = Path(__file__).resolve().parents[2]
 # recipes/sft holds SFT cold-start recipes (another entry point); recipes/accelerate holds launcher configs
@@ -27,12 +28,8 @@ def test_every_recipe_parses(recipe, tmp_path):
 
     raw = yaml.safe_load(recipe.read_text())
     argv = ["--config", str(recipe), "--output_dir", str(tmp_path)]
-    if any(key.startswith("sft_") for key in raw):  # a warm start before RL (the quickstart): rlvr sft's parser
-        from rlvr.train.sft import parse_sft_recipe
-
-        task, _, training, model = parse_sft_recipe(argv)
-    else:
-        task, training, model = parse_recipe(argv)
+    parsed = parse_recipe(argv)  # one parser for every recipe: RL, warm start + RL, the quickstart's arms
+    task, training, model = parsed.task, parsed.training, parsed.model
     assert isinstance(task, TaskArguments) and isinstance(model, ModelConfig)
     assert isinstance(training, GRPOConfig if task.algorithm == "grpo" else RLOOConfig)
     assert task.algorithm == raw.get("algorithm", "grpo")
@@ -62,10 +59,11 @@ def test_accelerate_configs_load(config):
 
 def test_command_line_overrides_recipe(tmp_path):
     recipe = ROOT / "recipes" / "cpu_long.yaml"
-    task, training, model = parse_recipe(
+    parsed = parse_recipe(
         ["--config", str(recipe), "--output_dir", str(tmp_path), "--max_steps", "3", "--families", "stoich.t2:2", "stoich.t1",
          "--lora_r", "4"]
     )
+    task, training, model = parsed.task, parsed.training, parsed.model
     assert training.max_steps == 3 and model.lora_r == 4
     assert [(m.family, m.weight) for m in task.mix()] == [("stoich.t2", 2.0), ("stoich.t1", 1.0)]
 
@@ -73,17 +71,16 @@ def test_command_line_overrides_recipe(tmp_path):
 def test_algorithm_selects_the_trl_config(tmp_path):
     from trl import RLOOConfig
 
-    _, training, _ = parse_recipe(["--algorithm", "rloo", "--output_dir", str(tmp_path), "--max_steps", "1"])
+    training = parse_recipe(["--algorithm", "rloo", "--output_dir", str(tmp_path), "--max_steps", "1"]).training
     assert isinstance(training, RLOOConfig)
 
 
 def test_cpu_mode_forced_without_accelerator(tmp_path):
-    from rlvr.train.config import has_accelerator
+    from rlvr.device import Device
 
-    _, training, model = parse_recipe(["--output_dir", str(tmp_path), "--bf16", "true", "--max_steps", "1"])
-    assert model.model_name_or_path == "default"
-    if not has_accelerator():
-        assert training.use_cpu and not training.bf16
+    parsed = parse_recipe(["--output_dir", str(tmp_path), "--bf16", "true", "--max_steps", "1"], device=Device("cpu"))
+    assert parsed.model.model_name_or_path == "default"
+    assert parsed.training.use_cpu and not parsed.training.bf16 and parsed.device == Device("cpu", "float32")
 
 
 def test_ppo_is_refused_with_a_pointer():

@@ -6,14 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from rlvr.train.config import parse_recipe
+from rlvr.train.recipe import parse_recipe
 from rlvr.train.runner import train
 
 
 
 
 def run(recipe: Path):
-    task, training, model = parse_recipe(["--config", str(recipe)])
+    parsed = parse_recipe(["--config", str(recipe)])
+    task, training, model = parsed.task, parsed.training, parsed.model
     return train(task, training, model)
 
 

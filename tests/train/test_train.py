@@ -7,12 +7,13 @@ from pathlib import Path
 import pytest
 
 from rlvr.models import quiet_checkpointing_aliases
-from rlvr.train.config import parse_recipe
+from rlvr.train.recipe import parse_recipe
 from rlvr.train.runner import train
 
 
 def run(recipe: Path, *extra: str):
-    task, training, model = parse_recipe(["--config", str(recipe), *extra])
+    parsed = parse_recipe(["--config", str(recipe), *extra])
+    task, training, model = parsed.task, parsed.training, parsed.model
     return train(task, training, model)
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rlvr.train.config import parse_recipe
+from rlvr.train.recipe import parse_recipe
 from rlvr.train.runner import greedy_generation_config, one_completion_per_eval_prompt, train
 
 #: (task id, completion) of every reward call, appended by :func:`recording_reward`
@@ -30,7 +30,8 @@ def test_in_training_eval_generates_one_completion_per_prompt(tmp_path, tiny_mod
         num_generations=4, eval_splits=["test_in", "test_out"], eval_size=3, eval_strategy="steps", eval_steps=1,
         per_device_eval_batch_size=4,
     )
-    task, training, model = parse_recipe(["--config", str(recipe)])
+    parsed = parse_recipe(["--config", str(recipe)])
+    task, training, model = parsed.task, parsed.training, parsed.model
     eval_ids = {name: [row["id"] for row in ds] for name, ds in build_eval_sets(task).items()}
     result = train(task, training, model)
     assert result.global_step == 1 and "eval_test_in_reward" in result.eval_metrics

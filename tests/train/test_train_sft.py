@@ -9,7 +9,8 @@ import yaml
 
 import rlvr
 from rlvr.datasets import task_from_row
-from rlvr.train.sft import SFTArguments, build_sft_dataset, main, parse_sft_recipe, run_sft
+from rlvr.train.recipe import parse_recipe
+from rlvr.train.sft import SFTArguments, build_sft_dataset, main, run_sft
 
 RECIPES = sorted((Path(__file__).resolve().parents[2] / "recipes" / "sft").glob("*.yaml"))
 MIX = "mol.count:1,mol.gen:1"
@@ -196,7 +197,8 @@ def test_sft_only_stops_before_rl(tiny, tmp_path, capsys):
 
 @pytest.mark.parametrize("recipe", RECIPES, ids=[p.stem for p in RECIPES])
 def test_shipped_recipes_parse(recipe):
-    task_args, sft_args, training_args, _ = parse_sft_recipe(["--config", str(recipe)])
+    parsed = parse_recipe(["--config", str(recipe)])
+    task_args, sft_args, training_args = parsed.task, parsed.sft, parsed.training
     assert sft_args.sft_steps > 0 and sft_args.sft_train_size > 0
     assert task_args.mix()
     assert training_args.max_completion_length >= 256  # room for the reasoning the cold start teaches

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 
+from rlvr.device import resolve_device
 from rlvr.eval.backends.base import Backend, BackendUnavailable, Completion
 from rlvr.eval.backends.hf import TransformersBackend
 from rlvr.eval.backends.openai_backend import OpenAIBackend
@@ -31,12 +32,7 @@ def resolve_backend(name: str, device: str = "auto") -> str:
         return name
     if importlib.util.find_spec("vllm") is None:
         return "transformers"
-    if device == "auto":
-        import torch
-
-        on_cuda = torch.cuda.is_available()
-    else:
-        on_cuda = str(device).startswith("cuda")
+    on_cuda = resolve_device("auto").is_cuda if device == "auto" else str(device).startswith("cuda")
     return "vllm" if on_cuda else "transformers"
 
 

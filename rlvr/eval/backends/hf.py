@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import time
 from contextlib import contextmanager
 from typing import Any, Iterator, Sequence
 
+from rlvr.device import resolve_device
 from rlvr.eval.backends.base import Backend, BackendUnavailable, Completion
 from rlvr.models import load_model_and_tokenizer, quiet_checkpointing_aliases, resolve_model
 from rlvr.rng import stable_hash
@@ -26,17 +26,6 @@ def render_prompt(tokenizer: Any, messages: list[dict[str, str]], chat_template:
     if chat_template and getattr(tokenizer, "chat_template", None):
         return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
     return "\n\n".join(m.get("content", "") for m in messages) + "\n\n"
-
-
-def _pick_device(device: str) -> str:
-    if device != "auto":
-        return device
-    import torch
-
-    if not torch.cuda.is_available():
-        return "cpu"
-    local_rank = os.environ.get("LOCAL_RANK")
-    return f"cuda:{int(local_rank)}" if local_rank and local_rank.isdigit() else "cuda"
 
 
 def prepare_for_generation(model: Any) -> Any:
@@ -104,9 +93,8 @@ class TransformersBackend(Backend):
         if threads:
             # fewer intra-op threads than cores is much faster when the CPU is shared (OpenMP spin-waits)
             torch.set_num_threads(int(threads))
-        self.device = _pick_device(device)
-        if dtype == "auto":
-            dtype = "bfloat16" if self.device.startswith("cuda") else "float32"
+        resolved = resolve_device(device, dtype)  # a command passes a resolved device; "auto" is resolved here
+        self.device, dtype = resolved.name, resolved.dtype
         self.model_name = model
         self.model_path = resolve_model(model)
         self.dtype = dtype
@@ -166,16 +154,12 @@ class TransformersBackend(Backend):
 
     @contextmanager
     def _rng_kept(self) -> Iterator[None]:
-        """Restore torch's global CPU (and CUDA) RNG state on exit: generation leaves no trace in it."""
+        """Restore torch's global CPU RNG state, and that of every CUDA device in use, on exit: generation
+        leaves no trace in them (``torch.random.fork_rng``; CUDA devices only once CUDA is initialised)."""
         torch = self._torch
-        state = torch.random.get_rng_state()
-        cuda_states = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None
-        try:
+        devices = list(range(torch.cuda.device_count())) if torch.cuda.is_initialized() else []
+        with torch.random.fork_rng(devices=devices):
             yield
-        finally:
-            torch.random.set_rng_state(state)
-            if cuda_states is not None:
-                torch.cuda.set_rng_state_all(cuda_states)
 
     def _generate(self, tasks: list[Task], samples: int) -> list[list[Completion]]:
         torch = self._torch

@@ -16,12 +16,13 @@ from rlvr.task import answer_key
 from rlvr.train.config import DEFAULT_EVAL_SPLITS, TaskArguments
 from rlvr.train.data import default_eval_splits, eval_set_specs, held_out_splits
 from rlvr.train.entry import find_recipe
-from rlvr.train.sft import parse_sft_recipe
+from rlvr.train.recipe import parse_recipe
 
 
 @pytest.fixture(scope="module")
 def recipe():
-    return parse_sft_recipe(["--config", find_recipe("quickstart_molecules")], prog="test")
+    parsed = parse_recipe(["--config", find_recipe("quickstart_molecules")], prog="test")
+    return parsed.task, parsed.sft, parsed.training, parsed.model
 
 
 def test_default_eval_splits_are_the_families_held_out_splits():
@@ -87,7 +88,7 @@ def test_metric_notes_come_from_the_report_layouts():
 
 @pytest.mark.slow
 def test_quickstart_molecules_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
-    from rlvr.train.quickstart import run_quickstart
+    from rlvr.quickstart import run_quickstart
 
     result = run_quickstart(
         recipe="quickstart_molecules", output_dir=str(tmp_path / "qs"), max_steps=1, eval_size=1, max_new_tokens=8,
@@ -135,7 +136,7 @@ def test_accuracy_by_question_kind_uses_the_layouts_hook(recipe):
 
 
 def test_a_model_against_the_most_common_answer_baseline(recipe):
-    from rlvr.train.quickstart_report import versus_common_answers
+    from rlvr.quickstart.kinds import versus_common_answers
 
     task_args = recipe[0]
     tasks = [Mixture(task_args.mix(), "hard", task_args.eval_seed).task_at(i) for i in range(30)]
@@ -151,7 +152,8 @@ def test_a_model_against_the_most_common_answer_baseline(recipe):
     tune = Mixture(task_args.mix(), "train", task_args.eval_seed).task_at(0)  # tuning tasks are left out
     records = [{"id": t.id, "rollouts": [{"correct": True}]} for t in [*tasks, tune]]
     versus = versus_common_answers([*tasks, tune], {"final": records, "warm start": None})
-    assert versus == {"final": {"up": len(tasks) - n_modal, "down": 0, "p": sign_test_p_value(len(tasks) - n_modal, 0)}}
+    assert versus == {"final": {"up": len(tasks) - n_modal, "down": 0, "p": sign_test_p_value(len(tasks) - n_modal, 0),
+                                "n": len(tasks)}}
     stoich = rlvr.generate("stoich.t1", split="test_in", seed=0, index=0)
     assert against_common_answers([stoich], {stoich.id: True}) == (0, 0)
     assert versus_common_answers([stoich], {"final": [{"id": stoich.id, "rollouts": [{"correct": True}]}]}) == {}
@@ -159,8 +161,8 @@ def test_a_model_against_the_most_common_answer_baseline(recipe):
 
 def test_the_gpu_recipe_is_the_cpu_recipe_with_a_longer_warm_start(recipe):
     cpu_task, cpu_sft, cpu_training, _ = recipe
-    task_args, sft_args, training_args, _ = parse_sft_recipe(["--config", find_recipe("quickstart_molecules_gpu")],
-                                                             prog="test")
+    gpu = parse_recipe(["--config", find_recipe("quickstart_molecules_gpu")], prog="test")
+    task_args, sft_args, training_args = gpu.task, gpu.sft, gpu.training
     # the same questions, eval sets and claim; four times the warm-start rows and steps, more GRPO steps
     assert task_args.task_options == cpu_task.task_options and task_args.system_prompt == cpu_task.system_prompt
     assert eval_set_specs(task_args).keys() == eval_set_specs(cpu_task).keys()
@@ -170,7 +172,7 @@ def test_the_gpu_recipe_is_the_cpu_recipe_with_a_longer_warm_start(recipe):
 
 
 def test_the_constant_answer_baseline_counts_each_kinds_most_common_truth(recipe):
-    from rlvr.train.quickstart_report import CONSTANT, accuracy_by_kind
+    from rlvr.quickstart.kinds import CONSTANT, accuracy_by_kind
 
     task_args = recipe[0]
     tasks = [Mixture(task_args.mix(), "hard", task_args.eval_seed).task_at(i) for i in range(30)]

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 from rlvr.eval.plots import pyplot
 from rlvr.eval.stats import holm
 from rlvr.files import atomic_path
-from rlvr.train.claims import TEST_KEYS, PrimaryTest
+from rlvr.quickstart.claims import TEST_KEYS, PrimaryTest
 
 
 def checkpoint_steps(eval_every: int, max_steps: int) -> list[int]:
@@ -31,7 +31,7 @@ def checkpoint_dir(train_dir: Path, step: int) -> Path:
 
 def trend_summary(trend: dict[str, Any] | None) -> dict[str, Any]:
     """The training-reward trend's own keys (difference, interval, steps per quarter) of a
-    :func:`rlvr.train.quickstart_report.reward_trend` result."""
+    :func:`rlvr.quickstart.report.reward_trend` result."""
     return {k: v for k, v in (trend or {}).items() if k.startswith(("train_reward_trend", "quarter_"))}
 
 
@@ -53,7 +53,7 @@ def budget_row(steps: int, max_steps: int, train_seconds: float, splits: dict[st
     """One budget: its step count, the GRPO minutes it took (the run's measured training time pro rata,
     steps take near-constant time), per split the RL stage's paired tests at that budget, and
     ``train_reward``: the training-reward trend over the budget's steps (``trend``, as
-    :func:`rlvr.train.quickstart_report.reward_trend` gives it on the log history up to ``steps``)."""
+    :func:`rlvr.quickstart.report.reward_trend` gives it on the log history up to ``steps``)."""
     keep = ("n", "em_warm", "em_se_warm", "em_after", "em_se_after", "gained_rl", "lost_rl", "p_value_rl",
             "reward_warm", "reward_after", "better_rl", "worse_rl", "reward_p_value_rl")
     primary = primary or PrimaryTest()

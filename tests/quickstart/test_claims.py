@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from rlvr.train.claims import PrimaryTest, declared_tests, is_tuning_split, render_claims
+from rlvr.quickstart.claims import PrimaryTest, declared_tests, is_tuning_split, render_claims
 
 
 def _row(p_rl, p_rl_reward, p_base, p_base_reward, n=100):
@@ -34,9 +34,10 @@ def test_tuning_splits():
 
 def test_the_primary_is_read_alone_and_the_rest_are_holm_corrected_together():
     splits = {"in": _row(0.03, 0.01, 1e-5, 1e-5), "out": _row(0.5, 0.04, 0.002, 0.3), "valid": _row(0.001, 0.001, 0.001, 0.001)}
-    claims = declared_tests(splits, PrimaryTest())
+    claims = declared_tests(splits, PrimaryTest()).to_dict()
     p = claims["primary"]
     assert (p["up"], p["down"], p["n"], p["p_value"], p["significant"], p["metric"]) == (9, 1, 100, 0.03, True, "exact_match")
+    assert p["arms"] == ["warm start", "final"]
     sec = {s["name"]: s for s in claims["secondary"]}
     # 7 secondaries: in (3 left) + out (4); valid is tuning and never tested
     assert set(sec) == {"rl/wilcoxon/in", "base/mcnemar/in", "base/wilcoxon/in",
@@ -50,7 +51,7 @@ def test_the_primary_is_read_alone_and_the_rest_are_holm_corrected_together():
     assert sec["base/wilcoxon/out"]["p_holm"] == pytest.approx(0.6)
     assert sec["rl/mcnemar/out"]["p_holm"] == pytest.approx(0.6)
     assert claims["tuning"] == ["valid"]
-    lines = render_claims(claims)
+    lines = render_claims(declared_tests(splits, PrimaryTest()))
     assert lines[0].startswith("PRIMARY TEST (declared in the recipe): exact McNemar on exact match, warm start -> final")
     assert "+9 / -1 of 100, p = 0.03 -> significant at alpha 0.05" in lines[0]
     assert "rl/wilcoxon/in p_holm = 0.04" in lines[1] and "rl/wilcoxon/out" not in lines[1]
@@ -59,9 +60,40 @@ def test_the_primary_is_read_alone_and_the_rest_are_holm_corrected_together():
 
 def test_a_run_without_the_primary_split_claims_nothing():
     claims = declared_tests({"valid": _row(0.001, 0.001, 0.001, 0.001)}, PrimaryTest())
-    assert claims["primary"] is None and claims["secondary"] == []
+    assert claims.primary is None and claims.secondary == ()
     assert render_claims(claims) == ["primary test: its split was not scored in this run"]
     # the base -> final stage only, when the run had no warm start: no rl keys in the rows
     row = {k: v for k, v in _row(0.5, 0.5, 0.001, 0.2).items() if not k.endswith("_rl")}
     claims = declared_tests({"hard": row}, PrimaryTest(stage="base", split="hard"))
-    assert claims["primary"]["p_value"] == 0.001 and [s["name"] for s in claims["secondary"]] == ["base/wilcoxon/hard"]
+    assert claims.primary.outcome.p_value == 0.001 and [s.name for s in claims.secondary] == ["base/wilcoxon/hard"]
+
+
+def _control(p, reward_p, up=14, down=3):
+    return {"p_value_vs_control": p, "gained_vs_control": up, "lost_vs_control": down,
+            "reward_p_value_vs_control": reward_p, "better_vs_control": up + 1, "worse_vs_control": down}
+
+
+def test_rl_against_the_control_names_both_arms_and_the_rest_joins_holm():
+    assert PrimaryTest.from_recipe(None, has_warm_start=True, has_control=True).stage == "rl_vs_control"
+    with pytest.raises(ValueError, match="control arm"):
+        PrimaryTest.from_recipe({"stage": "rl_vs_control"}, has_warm_start=True, has_control=False)
+    splits = {"in": {**_row(0.03, 0.01, 1e-5, 1e-5), **_control(0.012, 0.2)}, "out": _row(0.5, 0.04, 0.002, 0.3)}
+    versus = {"final": {"up": 30, "down": 10, "p": 0.002, "n": 150}, "base": {"up": 0, "down": 60, "p": 1e-18, "n": 150}}
+    claims = declared_tests(splits, PrimaryTest(stage="rl_vs_control", split="test_in"), versus)
+    p = claims.to_dict()["primary"]
+    assert (p["stage"], p["arms"], p["up"], p["down"], p["p_value"], p["significant"]) == (
+        "rl_vs_control", ["control", "final"], 14, 3, 0.012, True)
+    names = [s.name for s in claims.secondary]
+    # the rest of the in split (5), out (4), and both stages against the most common answer (2): 11 in one family
+    assert len(names) == 11 and "rl_vs_control/mcnemar/in" not in names and "rl/mcnemar/in" in names
+    assert {"rl_vs_control/wilcoxon/in", "constant/sign/final", "constant/sign/base"} <= set(names)
+    const = next(s for s in claims.secondary if s.name == "constant/sign/final")
+    assert (const.up, const.down, const.n) == (30, 10, 150) and const.p_holm >= const.p_value
+
+
+def test_the_report_reads_the_secondaries_at_the_declared_alpha():
+    splits = {"in": _row(0.03, 0.01, 1e-5, 0.02), "out": _row(0.5, 0.5, 0.5, 0.5)}
+    strict = render_claims(declared_tests(splits, PrimaryTest(alpha=0.001)))
+    assert "at alpha 0.001" in strict[0] and "base/mcnemar/in" in strict[1] and "base/wilcoxon/in" not in strict[1]
+    loose = render_claims(declared_tests(splits, PrimaryTest(alpha=0.2)))
+    assert "base/wilcoxon/in" in loose[1]

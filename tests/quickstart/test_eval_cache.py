@@ -1,7 +1,7 @@
-"""The base model's answers cached per task file, model and settings (rlvr.train.eval_cache)."""
+"""The base model's answers cached per task file, model and settings (rlvr.quickstart.eval_cache)."""
 from __future__ import annotations
 
-from rlvr.train import eval_cache
+from rlvr.quickstart import eval_cache
 
 
 def test_entries_round_trip_and_keys_follow_their_inputs(tmp_path, monkeypatch):

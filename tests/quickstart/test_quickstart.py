@@ -6,7 +6,14 @@ import json
 import pytest
 
 from rlvr.train.progress import SFT_KEYS, compact_line
-from rlvr.train.quickstart import build_summary, render_table, run_quickstart, score_records
+from rlvr.quickstart import run_quickstart
+from rlvr.quickstart.report import render_table
+from rlvr.quickstart.scores import StageResult, build_summary, score_records
+
+
+def _stages(**records):
+    """Stage name -> StageResult of those records (``base``, ``warm``, ``control``, ``final``)."""
+    return {name: StageResult(score_records(recs), recs) for name, recs in records.items()}
 
 
 def _record(group, reason, correct, f1, valid=1.0, id=None):
@@ -45,12 +52,21 @@ def test_quickstart_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
     assert saved["after"]["in"]["n"] == 1
     summary = json.loads((tmp_path / "qs" / "summary.json").read_text())
     assert set(summary["splits"]) == {"in", "cross", "out", "valid"} and summary["steps"] == 2
-    # the recipe's declared primary test first; the other tests on claim splits Holm-corrected; valid apart
+    # the recipe's declared primary test first (RL against the control arm); the other tests on claim splits
+    # Holm-corrected; valid apart
     primary = summary["primary"]
-    assert (primary["stage"], primary["split"], primary["test"]) == ("rl", "test_in", "mcnemar")
-    assert primary["p_value"] == summary["splits"]["in"]["p_value_rl"] and primary["n"] == 1
+    assert (primary["stage"], primary["split"], primary["test"]) == ("rl_vs_control", "test_in", "mcnemar")
+    assert primary["arms"] == ["control", "final"]
+    assert primary["p_value"] == summary["splits"]["in"]["p_value_vs_control"] and primary["n"] == 1
     names = {s["name"] for s in summary["secondary"]}
-    assert "rl/mcnemar/in" not in names and {"rl/wilcoxon/in", "base/mcnemar/out"} <= names
+    assert "rl_vs_control/mcnemar/in" not in names and {"rl/mcnemar/in", "rl/wilcoxon/in", "base/mcnemar/out"} <= names
+    # the control arm: as many steps as GRPO, as many worked solutions per step as GRPO's completions per step
+    arms = summary["arms"]
+    assert arms["control"]["steps"] == arms["rl"]["steps"] == 2 and arms["control"]["match"] == "completions"
+    assert arms["control"]["rows_per_step"] == arms["rl"]["prompts_per_step"] * arms["rl"]["completions_per_prompt"]
+    assert arms["control"]["rows"] == 2 * arms["control"]["rows_per_step"] and arms["control"]["seconds"] > 0
+    assert (tmp_path / "qs" / "control" / "adapter" / "adapter_model.safetensors").is_file()
+    assert json.loads((tmp_path / "qs" / "eval_control" / "scores.json").read_text())["in"]["n"] == 1
     assert not any(s["split"] == "valid" for s in summary["secondary"])
     assert all(s["p_holm"] >= s["p_value"] for s in summary["secondary"])
     assert set(summary["tuning"]) == {"valid"}
@@ -65,6 +81,8 @@ def test_quickstart_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
         assert {"em_before", "em_after", "f1_before", "f1_after", "format_before", "format_after"} <= set(row)
         assert {"em_warm", "p_value_rl", "gained_rl", "lost_rl", "f1_warm", "format_warm"} <= set(row)
         assert {"reward_p_value_rl", "better_rl", "worse_rl", "reward_before", "reward_warm", "reward_after"} <= set(row)
+        assert {"em_control", "em_se_control", "gained_vs_control", "lost_vs_control", "p_value_vs_control",
+                "reward_p_value_vs_control", "reward_control"} <= set(row)
     assert {"train_reward_first_quarter", "train_reward_last_quarter"} <= set(summary["train_reward"]) or summary["steps"] < 4
     assert summary["warm_start_steps"] == 1 and (tmp_path / "qs" / "warm_start" / "merged").is_dir()
     assert json.loads((tmp_path / "qs" / "warm_start" / "metrics.jsonl").read_text().splitlines()[0])["step"] == 1
@@ -76,6 +94,7 @@ def test_quickstart_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
     assert "| in |" in report and "format ok" in report
     assert report.index("PRIMARY TEST (declared in the recipe)") < report.index("| in |")
     assert "against its step budget" in report and "| 1 |" in report
+    assert "control arm: 2 SFT steps" in report and "against the control (control -> final)" in report
     assert (tmp_path / "qs" / "quickstart.png").stat().st_size > 10_000
 
 
@@ -84,7 +103,7 @@ def test_summary_pairs_the_same_tasks_before_and_after():
     before += [_record("in", "ok", True, 1.0, id="t12"), _record("out", "ok", True, 1.0, id="o1")]
     after = [_record("in", "ok", True, 1.0, id=f"t{i}") for i in range(12)]
     after += [_record("in", "wrong_count", False, 0.5, id="t12"), _record("out", "ok", True, 1.0, id="o1")]
-    summary = build_summary(before, after, score_records(before), score_records(after))
+    summary = build_summary(_stages(base=before, final=after))
     row = summary["in"]
     assert row["n"] == 13 and row["gained"] == 12 and row["lost"] == 1
     assert row["em_before"] == pytest.approx(1 / 13) and row["em_after"] == pytest.approx(12 / 13)
@@ -98,7 +117,7 @@ def test_summary_separates_the_warm_start_from_the_rl_stage():
     warm = [_record("in", "ok", i < 6, 1.0 if i < 6 else 0.5, id=f"t{i}") for i in range(10)]
     after = [_record("in", "ok", i < 7 or i == 9, 1.0, id=f"t{i}") for i in range(10)]
     after[0] = _record("in", "wrong_count", False, 0.5, id="t0")
-    summary = build_summary(before, after, score_records(before), score_records(after), warm, score_records(warm))
+    summary = build_summary(_stages(base=before, warm=warm, final=after))
     row = summary["in"]
     assert row["em_before"] == 0.0 and row["em_warm"] == pytest.approx(0.6) and row["em_after"] == pytest.approx(0.7)
     assert (row["gained"], row["lost"]) == (7, 0) and row["p_value"] == pytest.approx(2 / 2 ** 7)
@@ -124,13 +143,15 @@ def test_compact_line_shows_step_reward_exact_format_and_speed():
 def test_the_quickstart_recipe_has_a_fixed_step_budget():
     """A step budget, not minutes: the same seed gives the same steps on a busy or an idle machine."""
     from rlvr.train.entry import find_recipe
-    from rlvr.train.sft import parse_sft_recipe
+    from rlvr.train.recipe import parse_recipe
 
-    task_args, sft_args, training_args, _ = parse_sft_recipe(["--config", find_recipe("quickstart"), "--output_dir", "unused"])
+    recipe = parse_recipe(["--config", find_recipe("quickstart"), "--output_dir", "unused"])
+    task_args, sft_args, training_args = recipe.task, recipe.sft, recipe.training
     assert task_args.max_train_minutes == 0 and sft_args.sft_steps > 0 and sft_args.sft_style == "brief"
     assert 0 < training_args.max_steps <= 200
     from rlvr.train.data import eval_set_specs
 
     sizes = {spec["split"]: spec["size"] for spec in eval_set_specs(task_args).values()}
     assert sizes["test_in"] >= 100 and sizes["test_cross"] > 0 and sizes["test_out"] > 0 and sizes["valid"] >= 100
-    assert task_args.primary_test == {"stage": "rl", "split": "test_in", "test": "mcnemar", "alpha": 0.05}
+    assert task_args.primary_test == {"stage": "rl_vs_control", "split": "test_in", "test": "mcnemar", "alpha": 0.05}
+    assert recipe.control.control_arm and recipe.control.control_match == "completions"

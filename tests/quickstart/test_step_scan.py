@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from rlvr.train.budget import budget_row, checkpoint_steps, plot_budget, render_budget, smallest_significant
+from rlvr.quickstart.step_scan import budget_row, checkpoint_steps, plot_budget, render_budget, smallest_significant
 
 
 def _split(gained, lost, p, reward_p, em_warm=0.6, em_after=0.65):
@@ -27,7 +27,7 @@ def test_a_row_keeps_the_rl_stage_tests_and_prorates_the_training_minutes():
 
 
 def test_the_smallest_significant_budget_holm_corrects_the_primary_test_over_the_budgets():
-    from rlvr.train.claims import PrimaryTest
+    from rlvr.quickstart.claims import PrimaryTest
 
     # primary p 0.03 / 0.01 / 0.2 at 18 / 36 / 54 steps; Holm: 0.01 x 3 = 0.03, 0.03 x 2 = 0.06, 0.2
     rows = [budget_row(54, 72, 1440.0, {"in": _split(12, 3, 0.2, 0.001)}),

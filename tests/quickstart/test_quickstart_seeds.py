@@ -78,6 +78,12 @@ def test_the_budget_table_lists_each_run_at_each_step_budget_and_pools_seeds_ove
     assert (pooled["improved"], pooled["worsened"], pooled["n_tasks"], pooled["runs"]) == (3, 1, 10, 2)
     assert "3 tasks improved on average, 1 got worse" in seeds.pooled_line(pooled)
     assert seeds.pooled_rows(folders[:1]) is None
+    # against the control arm instead of the warm start: t2 right in both controls, so t1, t3 up; t9 down in a
+    for f in folders:
+        _write_records(f, "eval_control", {"t0", "t2", "t9"})
+    pooled = seeds.pooled_rows(folders, reference="eval_control")
+    assert (pooled["improved"], pooled["worsened"]) == (2, 1)
+    assert "(test_in, control -> final" in seeds.pooled_line(pooled, reference="control")
 
 
 def test_the_primary_table_reads_the_declared_test_and_the_holm_secondaries(seeds):
@@ -138,10 +144,12 @@ def test_molecule_answers_are_counted_by_the_checkers_reason(seeds, tmp_path):
 
 
 def test_the_kind_table_lists_right_answers_per_question_and_stage(seeds):
-    runs = [("s0", {"by_kind": {"ring_count": {"base": [2, 10], "warm start": [5, 10], "final": [6, 10]}}}),
+    runs = [("s0", {"by_kind": {"ring_count": {"base": [2, 10], "warm start": [5, 10], "control": [7, 10],
+                                               "final": [6, 10]}}}),
             ("s1", {"by_kind": {"ring_count": {"base": [2, 10], "warm start": [4, 10], "final": [4, 10]}}})]
     table = seeds.kind_table(runs).splitlines()
-    assert table[2] == "| ring_count | 10 / 10 | 2 / 2 | 5 / 4 | 6 / 4 | – / – |"
+    assert table[0] == "| kind of question | n | base | warm start | control | final | most common answer |"
+    assert table[2] == "| ring_count | 10 / 10 | 2 / 2 | 5 / 4 | 7 / – | 6 / 4 | – / – |"
     assert seeds.kind_table([("s", {})]) == ""
 
 

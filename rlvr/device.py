@@ -1,0 +1,88 @@
+"""Where a model runs and in which dtype: decided once, by :func:`resolve_device`, and passed down.
+
+Commands resolve ``--device`` here and hand the :class:`Device` to training and evaluation; nothing
+below a command probes the hardware again. :func:`accelerator` is the one function in rlvr that asks
+torch which accelerator it sees (torch is imported there, lazily, so ``import rlvr`` stays light).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+#: what ``--device`` accepts (``cuda:N`` is accepted too)
+DEVICE_CHOICES = ("auto", "cpu", "cuda")
+#: the dtype each kind of device runs in by default: bf16 on accelerators, fp32 on the CPU (bf16 is slower there)
+DEFAULT_DTYPE = {"cpu": "float32", "cuda": "bfloat16", "xpu": "bfloat16", "mps": "float32"}
+
+
+@dataclass(frozen=True)
+class Device:
+    """A resolved device: ``name`` (``cpu``, ``cuda``, ``cuda:N``, ``xpu`` or ``mps``) and its ``dtype``."""
+
+    name: str = "cpu"
+    dtype: str = "float32"
+
+    @property
+    def kind(self) -> str:
+        """``cpu``, ``cuda``, ``xpu`` or ``mps`` (``cuda:1`` is ``cuda``)."""
+        return self.name.split(":", 1)[0]
+
+    @property
+    def is_cuda(self) -> bool:
+        """True on a CUDA device."""
+        return self.kind == "cuda"
+
+    @property
+    def is_accelerator(self) -> bool:
+        """True anywhere but the CPU."""
+        return self.kind != "cpu"
+
+    def describe(self) -> str:
+        """``cuda (bfloat16)``: one phrase for a console line."""
+        return f"{self.name} ({self.dtype})"
+
+
+def accelerator() -> str | None:
+    """The accelerator torch sees (``cuda``, ``xpu`` or ``mps``), or None: the only hardware probe in rlvr."""
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda"
+    xpu = getattr(torch, "xpu", None)
+    if xpu is not None and xpu.is_available():
+        return "xpu"
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return "mps"
+    return None
+
+
+def resolve_device(requested: str = "auto", dtype: str = "auto", *, found: str | None | bool = False) -> Device:
+    """The :class:`Device` for ``--device`` (``auto``, ``cpu``, ``cuda``, ``cuda:N``) and ``--dtype`` (``auto``: per device).
+
+    ``auto`` takes the accelerator torch sees (``cuda:LOCAL_RANK`` under a distributed launcher), else the
+    CPU. ``found`` stands in for the probe (the accelerator's kind, or None for none) so that the choice is
+    tested without the hardware; by default :func:`accelerator` is asked, and only when the answer matters.
+    Raises ValueError, with a sentence for the user, on an unknown name or a CUDA device that is not there.
+    """
+    requested = str(requested or "auto").strip()
+    if requested not in DEVICE_CHOICES and not requested.startswith("cuda:") and requested not in ("xpu", "mps"):
+        raise ValueError(f"--device must be one of {list(DEVICE_CHOICES)} (or cuda:N), got {requested!r}")
+    if requested == "cpu":
+        name = "cpu"
+    else:
+        seen = accelerator() if found is False else found
+        if requested == "auto":
+            name = _with_rank(seen) if seen else "cpu"
+        elif seen != requested.split(":", 1)[0]:
+            raise ValueError(f"--device {requested}: no such device is visible to torch (use --device cpu or auto)")
+        else:
+            name = requested
+    kind = name.split(":", 1)[0]
+    return Device(name=name, dtype=DEFAULT_DTYPE[kind] if dtype in (None, "", "auto") else str(dtype))
+
+
+def _with_rank(kind: str) -> str:
+    """``cuda:LOCAL_RANK`` for a process of a distributed launch, else the bare kind."""
+    local_rank = os.environ.get("LOCAL_RANK", "")
+    return f"cuda:{int(local_rank)}" if kind == "cuda" and local_rank.isdigit() else kind

@@ -1,0 +1,87 @@
+"""Which layers a LoRA adapter trains (``lora_layers``), and the PEFT config that says so.
+
+TRL's ``ModelConfig`` names the adapter's rank, scale and target projections; :class:`AdapterArguments`
+adds where in the depth it sits. ``top:N`` puts the adapter on the N transformer layers nearest the output:
+nothing below them has a trainable weight, so autograd stops there and the backward pass covers N layers
+instead of all (on a CPU, where an RL update is compute-bound, most of its cost). The RL stage and the
+control arm use it; the warm start has its own (``sft_lora_layers``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class AdapterArguments:
+    """The adapter's place in the model (``lora_layers``: the RL stage's and the control arm's) and how RL samples
+    from it (``generate_merged``)."""
+
+    lora_layers: str | None = field(
+        default=None,
+        metadata={"help": "transformer layers that get LoRA: 'top:N' (the N nearest the output; the backward pass "
+                          "stops below them), 'A-B' or 'i,j,...' (0-based); default every layer"},
+    )
+    generate_merged: bool = field(
+        default=False,
+        metadata={"help": "sample the RL stage's completions from a copy of the model with the adapter merged into "
+                          "its weights, refreshed before every generation (no LoRA matmuls per decoded token; one "
+                          "process, no vLLM)"},
+    )
+
+    def __post_init__(self) -> None:
+        if self.lora_layers is not None:
+            parse_layers(self.lora_layers, None)  # a malformed value fails when the recipe is parsed
+
+
+def parse_layers(spec: str | None, num_layers: int | None) -> list[int] | None:
+    """The 0-based layer indices of ``spec`` (None: every layer). ``top:N`` needs ``num_layers`` to resolve
+    (with None it is only checked); ValueError with one sentence on a malformed value or one out of range."""
+    if spec is None or not str(spec).strip() or str(spec).strip().lower() == "all":
+        return None
+    text = str(spec).strip().lower()
+    try:
+        if text.startswith("top:"):
+            n = int(text[4:])
+            if n < 1:
+                raise ValueError
+            if num_layers is None:
+                return []
+            if n > num_layers:
+                raise ValueError(f"lora_layers {spec!r}: the model has {num_layers} layers")
+            return list(range(num_layers - n, num_layers))
+        if "-" in text and "," not in text:
+            lo, hi = (int(part) for part in text.split("-", 1))
+            layers = list(range(lo, hi + 1))
+        else:
+            layers = sorted({int(part) for part in text.split(",") if part.strip()})
+    except ValueError as exc:
+        if str(exc).startswith("lora_layers"):
+            raise
+        raise ValueError(f"lora_layers must be 'top:N', 'A-B' or 'i,j,...', got {spec!r}") from None
+    if not layers or layers[0] < 0 or (num_layers is not None and layers[-1] >= num_layers):
+        raise ValueError(f"lora_layers {spec!r}: layers must lie in 0..{'N-1' if num_layers is None else num_layers - 1}")
+    return layers
+
+
+def num_hidden_layers(model_path: str) -> int:
+    """The transformer layer count of a local or hub model (its config only, no weights)."""
+    from transformers import AutoConfig
+
+    config = AutoConfig.from_pretrained(model_path)
+    text = getattr(config, "text_config", None) or config
+    return int(text.num_hidden_layers)
+
+
+def lora_config(model_args: Any, layers: str | None = None, model_path: str | None = None) -> Any:
+    """The LoRA config of the recipe's ``ModelConfig`` (rank, scale, dropout, target projections, as TRL builds
+    it), on the ``layers`` of :func:`parse_layers` (every layer when None); None without ``use_peft``."""
+    from trl import get_peft_config
+
+    if not getattr(model_args, "use_peft", False):
+        return None
+    config = get_peft_config(model_args)
+    chosen = parse_layers(layers, num_hidden_layers(model_path or model_args.model_name_or_path)) if layers else None
+    if chosen is not None:
+        config.layers_to_transform = chosen
+    return config

@@ -1,0 +1,91 @@
+"""RL sampling from a merged copy of the policy: no LoRA branch per projection and per decoded token.
+
+TRL samples GRPO/RLOO completions through the PEFT model, so every adapted projection runs its base matmul,
+two small LoRA matmuls and an elementwise scale and add for every decoded token. :class:`MergedCopy` keeps a
+plain copy of the model whose adapted weights are ``W + delta`` (PEFT's ``get_delta_weight``: ``B @ A``
+times the adapter's scale), recomputed from the live base weight and adapter before every generation in
+which the adapter changed, so the copy never drifts from the policy (every refresh starts again from ``W``).
+:class:`MergedGenerationHooks` (a trainer mixin) swaps the copy in for TRL's generation call only; the loss,
+the reference model and the optimizer see the PEFT model as before. One process, transformers generation
+(no vLLM, no sharded model); anything else keeps TRL's own path.
+"""
+from __future__ import annotations
+
+import copy
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+
+def adapted_modules(peft_model: Any) -> dict[str, Any]:
+    """``{name: module}`` of the PEFT model's LoRA-adapted layers, by their name in the base model."""
+    from peft.tuners.lora import LoraLayer
+
+    base = peft_model.get_base_model()
+    return {name: module for name, module in base.named_modules() if isinstance(module, LoraLayer)}
+
+
+class MergedCopy:
+    """A plain copy of a PEFT model with its active adapter merged, refreshed by :meth:`refresh`."""
+
+    def __init__(self, peft_model: Any) -> None:
+        import torch
+
+        self.source = peft_model
+        self.adapter = peft_model.active_adapter
+        with torch.no_grad():
+            self.model = copy.deepcopy(peft_model).merge_and_unload()
+        self.model.eval()
+        for param in self.model.parameters():
+            param.requires_grad_(False)
+        self._targets = {name: self.model.get_submodule(name) for name in adapted_modules(peft_model)}
+        self.version: Any = None
+
+    def refresh(self, version: Any = None) -> None:
+        """Recompute every adapted weight as the live ``base + delta`` (skipped when ``version`` was the last one)."""
+        import torch
+
+        if version is not None and version == self.version:
+            return
+        with torch.no_grad():
+            for name, module in adapted_modules(self.source).items():
+                target = self._targets[name]
+                delta = module.get_delta_weight(self.adapter)
+                target.weight.copy_(module.get_base_layer().weight + delta.to(target.weight.dtype))
+        self.version = version
+
+
+def can_merge_generation(trainer: Any) -> bool:
+    """Whether the trainer's generation may use a merged copy: a PEFT model, one process, no vLLM."""
+    from peft import PeftModel
+
+    model = trainer.accelerator.unwrap_model(trainer.model)
+    return (isinstance(model, PeftModel) and trainer.accelerator.num_processes == 1
+            and not getattr(trainer.args, "use_vllm", False))
+
+
+class MergedGenerationHooks:
+    """Mixin for a TRL GRPO/RLOO trainer: set ``rlvr_merged_generation`` True before training to sample from a
+    :class:`MergedCopy` (built on first use, refreshed once per optimizer step)."""
+
+    rlvr_merged_generation: bool = False
+    _rlvr_merged: MergedCopy | None = None
+
+    def _generate_single_turn(self, *args: Any, **kwargs: Any):  # noqa: D102 - TRL hook
+        if not (self.rlvr_merged_generation and self.model.training):
+            return super()._generate_single_turn(*args, **kwargs)
+        if self._rlvr_merged is None:
+            self._rlvr_merged = MergedCopy(self.accelerator.unwrap_model(self.model))
+        self._rlvr_merged.refresh(version=self.state.global_step)
+        with swapped_generation_model(self, self._rlvr_merged.model):
+            return super()._generate_single_turn(*args, **kwargs)
+
+
+@contextmanager
+def swapped_generation_model(trainer: Any, model: Any) -> Iterator[None]:
+    """Inside the block, TRL's generation unwraps ``model`` (``trainer.model_wrapped``); restored on the way out."""
+    original = trainer.model_wrapped
+    trainer.model_wrapped = model
+    try:
+        yield
+    finally:
+        trainer.model_wrapped = original

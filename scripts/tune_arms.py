@@ -1,0 +1,100 @@
+"""Choose a quickstart recipe's values on its tuning set: train one arm from a warm-started model, score it.
+
+    python scripts/tune_arms.py --warm outputs/quickstart/warm_start/merged --arm control \
+        --try control_learning_rate=3e-5 --try control_learning_rate=1e-4 --out outputs/tune-control
+    python scripts/tune_arms.py --warm outputs/quickstart/warm_start/merged --arm rl \
+        --try learning_rate=3e-5 --try learning_rate=1e-4,max_steps=36 --out outputs/tune-rl
+
+Each ``--try`` is one candidate: recipe fields (``KEY=VALUE``, comma-separated) on top of the recipe
+(``--recipe``, default ``quickstart``). Every candidate starts from the same warm-started model (the merged
+folder an earlier ``rlvr quickstart`` wrote), trains the arm the quickstart would train (``rl``: the
+recipe's GRPO/RLOO stage; ``control``: its control arm, as many steps as ``max_steps``), and is scored greedily
+on the recipe's tuning sets only (``valid*`` / ``train*`` eval sets): no test split is scored, so the choice
+never sees a split a claim is tested on. Prints one line per candidate (exact match, reward, minutes) and
+writes ``tuning.json`` into ``--out``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from rlvr.device import resolve_device  # noqa: E402
+from rlvr.files import atomic_open  # noqa: E402
+from rlvr.quickstart.claims import is_tuning_split  # noqa: E402
+from rlvr.quickstart.evaluation import Evaluator  # noqa: E402
+from rlvr.quickstart.plan import QuickstartOptions, make_plan  # noqa: E402
+from rlvr.quickstart.training import rl_stage, train_control, trained_adapter  # noqa: E402
+
+
+def candidate_argv(spec: str) -> list[str]:
+    """``a=1,b=2`` -> ``["--a", "1", "--b", "2"]`` (empty for the recipe as written)."""
+    argv: list[str] = []
+    for item in filter(None, (part.strip() for part in spec.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"--try {spec!r}: each item must look like KEY=VALUE")
+        argv += [f"--{key.strip()}", value.strip()]
+    return argv
+
+
+def score(args: argparse.Namespace, spec: str, index: int) -> dict:
+    """Train one candidate from the warm-started model and score it on the tuning sets."""
+    out = args.out / f"try{index}"
+    overrides = [*candidate_argv(spec), "--seed", str(args.seed), "--save_strategy", "no", "--report_to", "none"]
+    plan = make_plan(QuickstartOptions(recipe=args.recipe, output_dir=str(out), overrides=overrides,
+                                       device=resolve_device(args.device)))
+    plan.specs = {name: s for name, s in plan.specs.items() if is_tuning_split(s["split"])}
+    if not plan.specs:
+        raise SystemExit(f"recipe {args.recipe!r} has no tuning eval set (valid* or train*)")
+    plan.recipe.model.model_name_or_path = str(args.warm)
+    out.mkdir(parents=True, exist_ok=True)
+    evaluator = Evaluator.for_plan(plan)
+    t0 = time.time()
+    if args.arm == "control":
+        result, _ = train_control(plan, int(plan.recipe.training.max_steps))
+        stage = evaluator.stage("eval_control", "the control arm", str(args.warm), result.adapter_dir)
+    else:
+        rl_stage(plan, evaluator)
+        stage = evaluator.stage("eval_after", "the RL arm", str(args.warm), trained_adapter(plan))
+    train_minutes = round((time.time() - t0 - sum(evaluator.seconds.get(k, 0.0) for k in ("eval_control", "eval_after"))) / 60, 2)
+    return {"try": spec or "(recipe)", "arm": args.arm, "seed": args.seed, "train_minutes": train_minutes,
+            "scores": {name: {"n": s.n, "exact_match": s.exact_match, "reward": s.reward, "format_ok": s.format_ok}
+                       for name, s in stage.scores.items()}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--warm", type=Path, required=True, help="the warm-started model (a quickstart's warm_start/merged)")
+    parser.add_argument("--arm", choices=["rl", "control"], required=True)
+    parser.add_argument("--try", dest="tries", action="append", default=[], metavar="KEY=VALUE[,KEY=VALUE]",
+                        help="one candidate (repeatable); none: the recipe as written")
+    parser.add_argument("--recipe", default="quickstart")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    if not (args.warm / "config.json").is_file():
+        print(f"error: --warm {args.warm} holds no model (config.json)", file=sys.stderr)
+        return 2
+    if (args.out / "tuning.json").exists():
+        print(f"error: {args.out / 'tuning.json'} exists (choose another --out)", file=sys.stderr)
+        return 2
+    rows = []
+    for i, spec in enumerate(args.tries or [""]):
+        rows.append(score(args, spec, i))
+        cells = ", ".join(f"{k} EM {100 * v['exact_match']:.0f} % reward {v['reward']:.3f} (n {v['n']})"
+                          for k, v in rows[-1]["scores"].items())
+        print(f"[tune] {args.arm} {rows[-1]['try']}: {cells}; {rows[-1]['train_minutes']} train min", flush=True)
+    with atomic_open(args.out / "tuning.json") as fh:
+        fh.write(json.dumps(rows, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""Sampling from a merged copy of the policy gives what sampling through the PEFT model gives, also after
+the adapter changed, and the GRPO trainer uses it only for generation."""
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+
+def _peft_model(tiny_model, seed=0, kv_heads=None):
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    torch.manual_seed(seed)
+    model = AutoModelForCausalLM.from_pretrained(tiny_model)
+    peft = get_peft_model(model, LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "k_proj", "v_proj", "o_proj",
+                                                                                 "gate_proj", "up_proj", "down_proj"]))
+    with torch.no_grad():  # a non-zero adapter (LoRA's B starts at zero)
+        for name, param in peft.named_parameters():
+            if "lora_B" in name:
+                param.normal_(0.0, 0.05)
+    return peft
+
+
+def _greedy(model, ids):
+    with torch.no_grad():
+        return model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=12, do_sample=False,
+                              pad_token_id=0)
+
+
+def test_the_copy_equals_the_peft_model_before_and_after_an_update(tiny_model):
+    from rlvr.train.merged_generation import MergedCopy, adapted_modules
+
+    peft = _peft_model(tiny_model)
+    ids = torch.tensor([[1, 5, 9, 14, 3], [2, 7, 7, 8, 11]])
+    copy = MergedCopy(peft)
+    assert len(adapted_modules(peft)) == 2 * 7 and not any(p.requires_grad for p in copy.model.parameters())
+    with torch.no_grad():
+        assert torch.allclose(copy.model(ids).logits, peft(ids).logits, atol=1e-5)
+    assert torch.equal(_greedy(copy.model, ids), _greedy(peft, ids))
+    # an optimizer step on the adapter: the stale copy differs, the refreshed one matches again
+    optim = torch.optim.SGD([p for p in peft.parameters() if p.requires_grad], lr=5.0)
+    peft(ids).logits.sum().backward()
+    optim.step()
+    with torch.no_grad():
+        assert not torch.allclose(copy.model(ids).logits, peft(ids).logits, atol=1e-3)
+        copy.refresh(version=1)
+        assert torch.allclose(copy.model(ids).logits, peft(ids).logits, atol=1e-5)
+    assert torch.equal(_greedy(copy.model, ids), _greedy(peft, ids))
+    # a refresh at the same version is skipped; the base weights were never touched
+    before = {n: p.clone() for n, p in copy.model.named_parameters()}
+    copy.refresh(version=1)
+    assert all(torch.equal(before[n], p) for n, p in copy.model.named_parameters())
+
+
+def test_sampling_is_the_same_as_through_the_peft_model(tiny_model):
+    from rlvr.train.merged_generation import MergedCopy
+
+    peft = _peft_model(tiny_model, seed=1)
+    copy = MergedCopy(peft)
+    ids = torch.tensor([[4, 9, 2, 6]] * 3)
+    outs = []
+    for model in (peft, copy.model):
+        torch.manual_seed(7)
+        with torch.no_grad():
+            outs.append(model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=10,
+                                       do_sample=True, temperature=1.0, pad_token_id=0))
+    assert torch.equal(*outs)
+
+
+def test_the_grpo_trainer_samples_from_the_copy_and_trains_the_adapter(tiny_model, tmp_path, make_recipe):
+    from transformers import TrainerCallback
+
+    from rlvr.device import Device
+    from rlvr.train.recipe import parse_recipe
+    from rlvr.train.runner import build_trainer
+
+    recipe = parse_recipe(["--config", str(make_recipe(tmp_path / "r.yaml", tiny_model, tmp_path / "out")),
+                           "--generate_merged", "true", "--lora_layers", "top:1", "--max_steps", "2"], device=Device("cpu"))
+    seen = []
+
+    class Watch(TrainerCallback):
+        def on_step_end(self, args, state, control, model=None, **kwargs):
+            merged = trainer._rlvr_merged
+            seen.append((merged is not None, merged.version if merged else None))
+
+    trainer = build_trainer(recipe.task, recipe.training, recipe.model, callbacks=[Watch()], adapter=recipe.adapter)
+    assert trainer.rlvr_merged_generation
+    trainer.train()
+    assert seen == [(True, 0), (True, 1)]  # built at the first generation, refreshed once per optimizer step
+    trainable = [n for n, p in trainer.model.named_parameters() if p.requires_grad]
+    assert trainable and all(".layers.1." in n for n in trainable)
