@@ -17,10 +17,13 @@ DEFAULT_DTYPE = {"cpu": "float32", "cuda": "bfloat16", "xpu": "bfloat16", "mps":
 
 @dataclass(frozen=True)
 class Device:
-    """A resolved device: ``name`` (``cpu``, ``cuda``, ``cuda:N``, ``xpu`` or ``mps``) and its ``dtype``."""
+    """A resolved device: ``name`` (``cpu``, ``cuda``, ``cuda:N``, ``xpu`` or ``mps``), the ``dtype`` models are
+    evaluated in, and ``cpu_bf16``: whether this CPU multiplies bfloat16 natively (AVX512-BF16 or AMX), where a
+    recipe's ``bf16`` training runs in bfloat16 autocast instead of being dropped."""
 
     name: str = "cpu"
     dtype: str = "float32"
+    cpu_bf16: bool = False
 
     @property
     def kind(self) -> str:
@@ -79,7 +82,17 @@ def resolve_device(requested: str = "auto", dtype: str = "auto", *, found: str |
         else:
             name = requested
     kind = name.split(":", 1)[0]
-    return Device(name=name, dtype=DEFAULT_DTYPE[kind] if dtype in (None, "", "auto") else str(dtype))
+    return Device(name=name, dtype=DEFAULT_DTYPE[kind] if dtype in (None, "", "auto") else str(dtype),
+                  cpu_bf16=kind == "cpu" and cpu_multiplies_bf16())
+
+
+def cpu_multiplies_bf16() -> bool:
+    """Whether this CPU has native bfloat16 dot products (AVX512-BF16 or AMX), as torch reports it."""
+    import torch
+
+    cpu = getattr(torch, "cpu", None)
+    checks = [getattr(cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]
+    return any(bool(check()) for check in checks if callable(check))
 
 
 def _with_rank(kind: str) -> str:

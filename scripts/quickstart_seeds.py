@@ -91,7 +91,7 @@ def pooled_line(pooled: dict | None, split: str = "test_in", reference: str = "w
     if not pooled:
         return ""
     return (f"seeds pooled over tasks ({split}, {reference} -> final, {pooled['runs']} runs, {pooled['n_tasks']} tasks; "
-            f"secondary, declared before the runs): {pooled['improved']} tasks improved on average, {pooled['worsened']} got "
+            f"secondary): {pooled['improved']} tasks improved on average, {pooled['worsened']} got "
             f"worse, mean change {100 * pooled['mean_change']:+.1f} points, exact sign test p = {_p(pooled['p_value'])}")
 
 

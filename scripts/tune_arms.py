@@ -8,9 +8,10 @@
 Each ``--try`` is one candidate: recipe fields (``KEY=VALUE``, comma-separated) on top of the recipe
 (``--recipe``, default ``quickstart``). Every candidate starts from the same warm-started model (the merged
 folder an earlier ``rlvr quickstart`` wrote), trains the arm the quickstart would train (``rl``: the
-recipe's GRPO/RLOO stage; ``control``: its control arm, as many steps as ``max_steps``), and is scored greedily
-on the recipe's tuning sets only (``valid*`` / ``train*`` eval sets): no test split is scored, so the choice
-never sees a split a claim is tested on. Prints one line per candidate (exact match, reward, minutes) and
+recipe's GRPO/RLOO stage; ``control``: its control arm, as many steps as ``max_steps``; ``warm``: nothing, the
+reference both arms start from), and is scored greedily
+on the tuning set only (``--tuning-set SPLIT:SIZE``, default ``valid:100``, in the recipe's prompts and eval
+seed): no test split is scored, so the choice never sees a split a claim is tested on. Prints one line per candidate (exact match, reward, minutes) and
 writes ``tuning.json`` into ``--out``.
 """
 from __future__ import annotations
@@ -46,23 +47,29 @@ def candidate_argv(spec: str) -> list[str]:
 def score(args: argparse.Namespace, spec: str, index: int) -> dict:
     """Train one candidate from the warm-started model and score it on the tuning sets."""
     out = args.out / f"try{index}"
-    overrides = [*candidate_argv(spec), "--seed", str(args.seed), "--save_strategy", "no", "--report_to", "none"]
+    split, _, size = args.tuning_set.partition(":")
+    tuning = {split: {"split": split, "size": int(size or 100)}}
+    overrides = [*candidate_argv(spec), "--seed", str(args.seed), "--save_strategy", "no", "--report_to", "none",
+                 "--eval_sets", json.dumps(tuning)]
     plan = make_plan(QuickstartOptions(recipe=args.recipe, output_dir=str(out), overrides=overrides,
                                        device=resolve_device(args.device)))
     plan.specs = {name: s for name, s in plan.specs.items() if is_tuning_split(s["split"])}
     if not plan.specs:
-        raise SystemExit(f"recipe {args.recipe!r} has no tuning eval set (valid* or train*)")
+        raise SystemExit(f"--tuning-set {args.tuning_set!r} is not a tuning split (valid* or train*)")
     plan.recipe.model.model_name_or_path = str(args.warm)
     out.mkdir(parents=True, exist_ok=True)
     evaluator = Evaluator.for_plan(plan)
     t0 = time.time()
-    if args.arm == "control":
+    if args.arm == "warm":  # the reference both arms start from, untrained
+        stage = evaluator.stage("eval_warm", "the warm-started model", str(args.warm))
+    elif args.arm == "control":
         result, _ = train_control(plan, int(plan.recipe.training.max_steps))
         stage = evaluator.stage("eval_control", "the control arm", str(args.warm), result.adapter_dir)
     else:
         rl_stage(plan, evaluator)
         stage = evaluator.stage("eval_after", "the RL arm", str(args.warm), trained_adapter(plan))
-    train_minutes = round((time.time() - t0 - sum(evaluator.seconds.get(k, 0.0) for k in ("eval_control", "eval_after"))) / 60, 2)
+    train_minutes = round((time.time() - t0 - sum(evaluator.seconds.get(k, 0.0)
+                                                  for k in ("eval_warm", "eval_control", "eval_after"))) / 60, 2)
     return {"try": spec or "(recipe)", "arm": args.arm, "seed": args.seed, "train_minutes": train_minutes,
             "scores": {name: {"n": s.n, "exact_match": s.exact_match, "reward": s.reward, "format_ok": s.format_ok}
                        for name, s in stage.scores.items()}}
@@ -71,10 +78,12 @@ def score(args: argparse.Namespace, spec: str, index: int) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--warm", type=Path, required=True, help="the warm-started model (a quickstart's warm_start/merged)")
-    parser.add_argument("--arm", choices=["rl", "control"], required=True)
+    parser.add_argument("--arm", choices=["rl", "control", "warm"], required=True,
+                        help="rl or control: train that arm and score it; warm: score the warm-started model itself")
     parser.add_argument("--try", dest="tries", action="append", default=[], metavar="KEY=VALUE[,KEY=VALUE]",
                         help="one candidate (repeatable); none: the recipe as written")
     parser.add_argument("--recipe", default="quickstart")
+    parser.add_argument("--tuning-set", default="valid:100", help="SPLIT:SIZE scored (a valid* or train* split)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--out", type=Path, required=True)

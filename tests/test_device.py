@@ -7,15 +7,17 @@ from pathlib import Path
 import pytest
 
 import rlvr
-from rlvr.device import Device, accelerator, resolve_device
+from rlvr.device import Device, accelerator, cpu_multiplies_bf16, resolve_device
 
 PACKAGE = Path(rlvr.__file__).resolve().parent
 
 
 def test_resolution_without_the_hardware():
-    assert resolve_device("auto", found=None) == Device("cpu", "float32")
+    resolved = resolve_device("auto", found=None)
+    assert (resolved.name, resolved.dtype) == ("cpu", "float32")
+    assert resolved.cpu_bf16 == cpu_multiplies_bf16()
     assert resolve_device("auto", found="cuda") == Device("cuda", "bfloat16")
-    assert resolve_device("cpu", found="cuda") == Device("cpu", "float32")
+    assert resolve_device("cpu", found="cuda") == Device("cpu", "float32", cpu_bf16=cpu_multiplies_bf16())
     assert resolve_device("cuda:1", found="cuda").name == "cuda:1"
     assert resolve_device("auto", "float16", found="cuda").dtype == "float16"
     assert resolve_device("auto", found="mps").dtype == "float32"
@@ -38,7 +40,8 @@ def test_the_cpu_is_never_probed(monkeypatch):
         raise AssertionError("probed")
 
     monkeypatch.setattr(torch.cuda, "is_available", refuse)
-    assert resolve_device("cpu") == Device("cpu", "float32")
+    resolved = resolve_device("cpu")
+    assert (resolved.name, resolved.dtype) == ("cpu", "float32")
 
 
 def test_this_machine():

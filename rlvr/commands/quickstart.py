@@ -1,4 +1,4 @@
-"""``rlvr quickstart``: evaluate the embedded model, warm-start it on verified worked solutions, train it with GRPO + LoRA on CPU, evaluating at every stage."""
+"""``rlvr quickstart``: evaluate the embedded model, warm-start it on verified worked solutions, train it with GRPO + LoRA on CPU beside a control arm of more SFT, evaluating every stage on the same tasks."""
 from __future__ import annotations
 
 import argparse
@@ -12,8 +12,8 @@ from rlvr.commands.plugins import add_plugin_arg
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "quickstart",
-        help="the CPU proof: the embedded model evaluated before, after a short warm start and after GRPO+LoRA (~12 min on 2 cores; "
-             "a larger GPU budget on a CUDA GPU)",
+        help="the CPU proof: the embedded model evaluated before, after a short warm start, after GRPO+LoRA and beside a "
+             "control arm of more SFT at the same budget (about 15 min on 2 cores; a larger GPU budget on a CUDA GPU)",
         description=__doc__,
     )
     p.add_argument("--recipe", default=None,
@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--output-dir", default="outputs/quickstart",
                    help="folder for the adapter, the before/after scores, the report and the figure")
     p.add_argument("--minutes", type=float, help="optional wall-clock cap in minutes on top of the step budget (default: none; the recipe's max_steps decide)")
-    p.add_argument("--max-steps", type=int, help="GRPO steps (default: the recipe's; the warm start's: -s sft_steps=N)")
+    p.add_argument("--max-steps", type=int, help="GRPO steps, and so the control arm's (default: the recipe's; the warm start's: -s sft_steps=N)")
     p.add_argument("--seed", type=int, help="training seed: LoRA initialisation, sampling, data order; the eval and "
                    "training tasks stay the same (default: the recipe's, 0)")
     p.add_argument("--eval-size", type=int, help="eval tasks per split, every split (default: the recipe's eval sets: 100 in, 50 cross, 50 out)")

@@ -84,7 +84,7 @@ class Evaluator:
         t0 = time.time()
         device = self.plan.options.device
         res = evaluate(model_path, adapter, self.tasks_file, self.plan.out / name, max_new_tokens=self.plan.new_tokens,
-                            batch_size=self.plan.options.eval_batch_size, device=device.name, dtype=device.dtype)
+                            batch_size=self.plan.options.eval_batch_size, device=device.name, dtype=self.plan.eval_dtype)
         self.seconds[name] = round(time.time() - t0, 1)
         result = StageResult(score_records(res.records, self.plan.reward_mode), slim_records(res.records, self.plan.reward_mode))
         self._write(name, result)
@@ -99,7 +99,7 @@ class Evaluator:
         device = self.plan.options.device
         return eval_cache.cache_key(model, self.tasks_file, {
             "max_new_tokens": self.plan.new_tokens, "batch_size": self.plan.options.eval_batch_size,
-            "reward_mode": self.plan.reward_mode, "backend": "transformers", "device": device.kind, "dtype": device.dtype})
+            "reward_mode": self.plan.reward_mode, "backend": "transformers", "device": device.kind, "dtype": self.plan.eval_dtype})
 
     def base(self, model: str) -> tuple[StageResult, str | None]:
         """The base model's scores: from the previous run in the folder (``skip_before``), from the cache an

@@ -75,6 +75,14 @@ class Plan:
         return int(self.options.max_new_tokens or self.recipe.training.max_completion_length or 64)
 
     @property
+    def eval_dtype(self) -> str:
+        """The dtype every stage is evaluated in: on a CPU run that trains in bf16 (a CPU that multiplies bfloat16
+        natively: the parser drops ``bf16`` elsewhere) bfloat16, else the device's."""
+        device = self.options.device
+        cpu_bf16 = not device.is_accelerator and getattr(self.recipe.training, "bf16", False)
+        return "bfloat16" if cpu_bf16 else device.dtype
+
+    @property
     def reward_mode(self) -> str:
         """The checker's scoring mode the per-task reward uses."""
         return self.recipe.task.reward_mode or "em"

@@ -92,7 +92,12 @@ def _arms_lines(arms: dict[str, dict[str, Any]]) -> list[str]:
     return [f"control arm: {control['steps']} SFT steps x {control['rows_per_step']} fresh verified worked solutions "
             f"from the warm start (match: {control['match']}); RL {rl['steps']} steps x {rl['prompts_per_step']} prompts "
             f"x {rl['completions_per_prompt']} completions. Minutes: RL {rl['seconds'] / 60:.1f}, control "
-            f"{control['seconds'] / 60:.1f}; trained tokens: RL {rl.get('tokens', 'n/a')}, control {control.get('tokens', 'n/a')}"]
+            f"{control['seconds'] / 60:.1f}; trained tokens: RL {_count(rl.get('tokens'))}, control {_count(control.get('tokens'))}"]
+
+
+def _count(value: Any) -> str:
+    """A token count as a whole number (TRL logs it as a float), or n/a."""
+    return "n/a" if value is None else f"{int(round(float(value))):,}"
 
 
 def _split_lines(qs: QuickstartResult, algo: str) -> list[str]:

@@ -119,6 +119,7 @@ def train_control(plan: Plan, steps: int) -> tuple[SFTResult, float]:
                                   desc="control", every=max(1, steps // 4))
     result = run_sft(str(recipe.model.model_name_or_path), dataset, sft, output_dir=str(sft.sft_output_dir),
                      peft_config=lora_config(recipe.model, recipe.adapter.lora_layers), use_cpu=bool(getattr(recipe.training, "use_cpu", False)),
+                     cpu_bf16=bool(getattr(recipe.training, "bf16", False)),
                      seed=int(getattr(recipe.training, "seed", 0)), merge=False, dataset_stats=stats,
                      config_overrides={NEW_CHECKPOINTING: recipe_checkpointing(recipe.training)}, callbacks=callbacks)
     return result, round(time.time() - t0, 1)

@@ -25,16 +25,21 @@ def adapted_modules(peft_model: Any) -> dict[str, Any]:
 
 
 class MergedCopy:
-    """A plain copy of a PEFT model with its active adapter merged, refreshed by :meth:`refresh`."""
+    """A plain copy of a PEFT model with its active adapter merged, refreshed by :meth:`refresh`; ``dtype``: the
+    copy's (e.g. bfloat16 where the loss runs in bfloat16 autocast over float32 weights; default the model's)."""
 
-    def __init__(self, peft_model: Any) -> None:
+    def __init__(self, peft_model: Any, dtype: Any = None) -> None:
         import torch
 
         self.source = peft_model
         self.adapter = peft_model.active_adapter
         with torch.no_grad():
             self.model = copy.deepcopy(peft_model).merge_and_unload()
+            if dtype is not None:
+                self.model.to(dtype)
+        unpatched(self.model)
         self.model.eval()
+        self.model.config.use_cache = self.model.generation_config.use_cache = True
         for param in self.model.parameters():
             param.requires_grad_(False)
         self._targets = {name: self.model.get_submodule(name) for name in adapted_modules(peft_model)}
@@ -52,6 +57,24 @@ class MergedCopy:
                 delta = module.get_delta_weight(self.adapter)
                 target.weight.copy_(module.get_base_layer().weight + delta.to(target.weight.dtype))
         self.version = version
+
+
+def sampling_dtype(args: Any) -> Any:
+    """The merged copy's dtype: bfloat16 on a CPU run whose loss runs in bfloat16 autocast, else the model's."""
+    import torch
+
+    return torch.bfloat16 if getattr(args, "use_cpu", False) and getattr(args, "bf16", False) else None
+
+
+def unpatched(model: Any) -> Any:
+    """``model`` without the per-instance methods trainers install (TRL's fused LM head, rlvr's compact head):
+    every module's own attribute that shadows a method of its class is dropped, so generation runs the plain
+    forward."""
+    for module in model.modules():
+        for name in [k for k, v in vars(module).items() if callable(v) and callable(getattr(type(module), k, None))]:
+            delattr(module, name)
+        vars(module).pop("_rlvr_compact_head", None)
+    return model
 
 
 def can_merge_generation(trainer: Any) -> bool:
@@ -74,7 +97,7 @@ class MergedGenerationHooks:
         if not (self.rlvr_merged_generation and self.model.training):
             return super()._generate_single_turn(*args, **kwargs)
         if self._rlvr_merged is None:
-            self._rlvr_merged = MergedCopy(self.accelerator.unwrap_model(self.model))
+            self._rlvr_merged = MergedCopy(self.accelerator.unwrap_model(self.model), dtype=sampling_dtype(self.args))
         self._rlvr_merged.refresh(version=self.state.global_step)
         with swapped_generation_model(self, self._rlvr_merged.model):
             return super()._generate_single_turn(*args, **kwargs)

@@ -12,7 +12,8 @@ or the command line (``--key value`` overrides the file):
 
 The algorithm is read first (``algorithm: grpo|rloo``), because GRPOConfig and RLOOConfig share most field
 names and cannot sit in one parser. The device is resolved by the command (:func:`rlvr.device.resolve_device`)
-and passed in: off an accelerator, CPU mode is forced (``use_cpu``, no bf16/fp16).
+and passed in: off an accelerator, CPU mode is forced (``use_cpu``, no fp16; a recipe's ``bf16`` is kept only
+on a CPU that multiplies bfloat16 natively, where it means bfloat16 autocast, and dropped elsewhere).
 """
 from __future__ import annotations
 
@@ -26,8 +27,9 @@ from rlvr.train.config import ALGORITHMS, TaskArguments, peek_algorithm, recipe_
 from rlvr.train.lora import AdapterArguments
 from rlvr.train.sft_data import SFTArguments
 
-#: appended to the arguments on machines without an accelerator
-CPU_OVERRIDES = ["--use_cpu", "true", "--bf16", "false", "--fp16", "false"]
+#: appended to the arguments on machines without an accelerator (bf16 too, unless the CPU multiplies it natively)
+CPU_OVERRIDES = ["--use_cpu", "true", "--fp16", "false"]
+NO_BF16 = ["--bf16", "false"]
 #: how the control arm's budget is matched to the RL stage's
 CONTROL_MATCHES = ("completions", "prompts")
 
@@ -110,18 +112,31 @@ def make_parser(algorithm: str = "grpo", prog: str | None = None) -> Any:
     return TrlParser(config_classes(algorithm), prog=prog)
 
 
+def asks_bf16(argv: Sequence[str]) -> bool:
+    """Whether the recipe or the command line sets ``bf16`` true (the command line last): TRL's own default
+    (bf16 unless fp16) is not a request, so a CPU recipe that never names it keeps float32."""
+    argv = list(argv)
+    value: Any = recipe_mapping(argv).get("bf16")
+    for i, arg in enumerate(argv):
+        if arg.startswith("--bf16="):
+            value = arg.split("=", 1)[1]
+        elif arg == "--bf16":
+            value = argv[i + 1] if i + 1 < len(argv) and not argv[i + 1].startswith("--") else True
+    return str(value).strip().lower() in ("true", "1", "yes")
+
+
 def parse_recipe(args: Sequence[str] | None = None, *, prog: str | None = None, device: Device | None = None) -> Recipe:
     """Parse ``--config recipe.yaml`` plus command-line overrides into a :class:`Recipe` for ``device``
     (default: resolved here, as ``--device auto``). Off an accelerator CPU mode is forced (``use_cpu``,
-    no bf16/fp16; appended last, it overrides a GPU recipe's bf16) and activation checkpointing is off
-    unless asked for; an unset model is the embedded one."""
+    no fp16, and no bf16 unless the CPU multiplies it natively; appended last, it overrides the recipe) and
+    activation checkpointing is off unless asked for; an unset model is the embedded one."""
     argv = list(sys.argv[1:] if args is None else args)
     device = device or resolve_device("auto")
     algorithm = peek_algorithm(argv)
     classes = config_classes(algorithm)
     argv = checkpointing_argv(argv, classes[3], recipe_mapping(argv), None if device.is_accelerator else False)
     if not device.is_accelerator:
-        argv += CPU_OVERRIDES
+        argv += CPU_OVERRIDES + ([] if device.cpu_bf16 and asks_bf16(argv) else NO_BF16)
     task, sft, control, training, model, adapter = make_parser(algorithm, prog=prog).parse_args_and_config(argv)
     if not getattr(model, "model_name_or_path", None):
         model.model_name_or_path = "default"

@@ -80,8 +80,10 @@ class SFTResult:
         return asdict(self)
 
 
-def make_sft_config(sft_args: SFTArguments, output_dir: str, *, use_cpu: bool, seed: int = 0, **overrides: Any) -> Any:
-    """TRL ``SFTConfig`` for the cold start (completion-only loss, no checkpoints, CPU-aware)."""
+def make_sft_config(sft_args: SFTArguments, output_dir: str, *, use_cpu: bool, seed: int = 0, cpu_bf16: bool = False,
+                    **overrides: Any) -> Any:
+    """TRL ``SFTConfig`` for the cold start (completion-only loss, no checkpoints, CPU-aware: float32 weights,
+    in bfloat16 autocast with ``cpu_bf16``)."""
     from trl import SFTConfig
 
     kwargs: dict[str, Any] = dict(
@@ -99,7 +101,7 @@ def make_sft_config(sft_args: SFTArguments, output_dir: str, *, use_cpu: bool, s
         report_to=list(sft_args.sft_report_to or []),
         seed=int(seed),
         use_cpu=bool(use_cpu),
-        bf16=False if use_cpu else None,
+        bf16=bool(cpu_bf16) if use_cpu else None,
         dataset_num_proc=None,
         model_init_kwargs={"dtype": "float32"} if use_cpu else None,
     )
@@ -141,6 +143,7 @@ def run_sft(
     output_dir: str,
     peft_config: Any = None,
     use_cpu: bool = True,
+    cpu_bf16: bool = False,
     seed: int = 0,
     merge: bool = True,
     dataset_stats: SFTDatasetStats | None = None,
@@ -158,7 +161,8 @@ def run_sft(
 
     t0 = time.time()
     tokenizer = load_tokenizer(model_path)
-    config = make_sft_config(sft_args, output_dir, use_cpu=use_cpu, seed=seed, **(config_overrides or {}))
+    config = make_sft_config(sft_args, output_dir, use_cpu=use_cpu, seed=seed, cpu_bf16=cpu_bf16,
+                             **(config_overrides or {}))
     with quiet_checkpointing_aliases():
         trainer = SFTTrainer(model=model_path, args=config, train_dataset=dataset, processing_class=tokenizer,
                              peft_config=peft_config, callbacks=list(callbacks) or None)
@@ -236,6 +240,7 @@ def cold_start(task_args: TaskArguments, sft_args: SFTArguments, training_args: 
         output_dir=out,
         peft_config=lora_config(model_args, sft_args.sft_lora_layers, base),
         use_cpu=bool(getattr(training_args, "use_cpu", False)),
+        cpu_bf16=bool(getattr(training_args, "bf16", False)),
         seed=int(getattr(training_args, "seed", 0)),
         merge=True,
         dataset_stats=stats,

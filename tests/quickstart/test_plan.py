@@ -67,3 +67,11 @@ def test_a_family_without_a_solution_writer_fails_before_the_base_evaluation(tmp
         assert code == 2 and "no worked-solution writer" in err and not out.exists()
     finally:
         unregister_family("stoich.unsolved")
+
+
+def test_every_stage_is_scored_in_the_dtype_the_recipe_trains_in(tmp_path):
+    native, plain = Device("cpu", "float32", cpu_bf16=True), Device("cpu", "float32")
+    assert make_plan(QuickstartOptions(output_dir=str(tmp_path / "a"), device=native)).eval_dtype == "bfloat16"
+    assert make_plan(QuickstartOptions(output_dir=str(tmp_path / "b"), device=plain)).eval_dtype == "float32"
+    fp32 = _recipe(tmp_path, bf16=False)
+    assert make_plan(QuickstartOptions(recipe=fp32, output_dir=str(tmp_path / "c"), device=native)).eval_dtype == "float32"

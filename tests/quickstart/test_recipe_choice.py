@@ -38,10 +38,11 @@ def test_the_gpu_recipe_parses_and_differs_from_the_cpu_one():
     cpu = yaml.safe_load(open(find_recipe("quickstart")))
     gpu = yaml.safe_load(open(find_recipe("quickstart_gpu")))
     for key in ("families", "task_options", "prompt_style", "system_prompt", "reward_funcs", "reward_mode",
-                "reward_weights", "sft_steps", "sft_style", "frontier", "dynamic_sampling"):
+                "reward_weights", "sft_steps", "sft_style", "frontier", "primary_test", "control_arm", "control_match"):
         assert gpu[key] == cpu[key], key
     assert gpu["max_steps"] > cpu["max_steps"] and gpu["gradient_checkpointing"] is False and gpu["bf16"] is True
     assert gpu["eval_sets"]["test_in"]["size"] >= 300 and gpu["eval_sets"]["test_in"]["split"] == "test_in"
+    assert "dynamic_sampling" not in gpu   # fixed-size generation on the GPU; the CPU recipe replaces all-equal groups once
     assert gpu["eval_sets"]["valid"] == {"split": "valid", "size": 100}
     recipe = parse_recipe(["--config", find_recipe("quickstart_gpu")])
     task, training = recipe.task, recipe.training

@@ -81,6 +81,17 @@ def test_cpu_mode_forced_without_accelerator(tmp_path):
     parsed = parse_recipe(["--output_dir", str(tmp_path), "--bf16", "true", "--max_steps", "1"], device=Device("cpu"))
     assert parsed.model.model_name_or_path == "default"
     assert parsed.training.use_cpu and not parsed.training.bf16 and parsed.device == Device("cpu", "float32")
+    # a CPU that multiplies bfloat16 natively keeps a recipe's bf16 (autocast over float32 weights), nothing more
+    native = Device("cpu", "float32", cpu_bf16=True)
+    assert parse_recipe(["--output_dir", str(tmp_path), "--bf16", "true"], device=native).training.bf16
+    assert not parse_recipe(["--output_dir", str(tmp_path)], device=native).training.bf16
+    assert not parse_recipe(["--output_dir", str(tmp_path), "--bf16", "false"], device=native).training.bf16
+    recipe = tmp_path / "bf16.yaml"
+    recipe.write_text("bf16: true\n")
+    assert parse_recipe(["--config", str(recipe), "--output_dir", str(tmp_path)], device=native).training.bf16
+    assert not parse_recipe(["--config", str(recipe), "--output_dir", str(tmp_path), "--bf16=false"],
+                            device=native).training.bf16
+    assert not parse_recipe(["--output_dir", str(tmp_path), "--fp16", "true"], device=native).training.fp16
 
 
 def test_ppo_is_refused_with_a_pointer():

@@ -90,3 +90,25 @@ def test_the_grpo_trainer_samples_from_the_copy_and_trains_the_adapter(tiny_mode
     assert seen == [(True, 0), (True, 1)]  # built at the first generation, refreshed once per optimizer step
     trainable = [n for n, p in trainer.model.named_parameters() if p.requires_grad]
     assert trainable and all(".layers.1." in n for n in trainable)
+
+
+def test_the_copy_runs_the_plain_forward_in_its_own_dtype(tiny_model):
+    from rlvr.train.merged_generation import MergedCopy, sampling_dtype
+
+    peft = _peft_model(tiny_model, seed=2)
+    base = peft.get_base_model()
+    base.forward = lambda *a, **k: (_ for _ in ()).throw(AssertionError("a trainer's patched forward"))
+    base._rlvr_compact_head = True
+    copy = MergedCopy(peft, dtype=torch.bfloat16)
+    assert "forward" not in vars(copy.model) and not hasattr(copy.model, "_rlvr_compact_head")
+    assert "forward" in vars(base)  # the policy keeps its own
+    assert copy.model.dtype == torch.bfloat16 and copy.model.config.use_cache
+    ids = torch.tensor([[1, 5, 9, 14]])
+    assert _greedy(copy.model, ids).shape == (1, 16)
+
+    class Args:
+        use_cpu, bf16 = True, True
+
+    assert sampling_dtype(Args) == torch.bfloat16
+    Args.bf16 = False
+    assert sampling_dtype(Args) is None
