@@ -42,16 +42,23 @@ def checkpointing_kwargs(config_cls: type, enabled: bool | None) -> dict[str, bo
     return {checkpointing_field(config_cls): value}
 
 
-def _cli_value(argv: Sequence[str], names: Sequence[str]) -> bool | None:
+def truthy(value: Any) -> bool:
+    """Whether a recipe or command-line value means true (HfArgumentParser's words: true, 1, yes, y, t)."""
+    return str(value).lower() in _TRUE
+
+
+def cli_flag(argv: Sequence[str], names: Sequence[str]) -> bool | None:
+    """The boolean the command line gives any of ``names`` (``--name``, ``--name VALUE``, ``--name=VALUE``;
+    the last one wins), or None where it names none of them."""
     value = None
     for i, arg in enumerate(argv):
         for name in names:
             flag = f"--{name}"
             if arg == flag:
                 nxt = argv[i + 1] if i + 1 < len(argv) else ""
-                value = nxt.lower() in _TRUE if nxt and not nxt.startswith("--") else True
+                value = truthy(nxt) if nxt and not nxt.startswith("--") else True
             elif arg.startswith(flag + "="):
-                value = arg.split("=", 1)[1].lower() in _TRUE
+                value = truthy(arg.split("=", 1)[1])
     return value
 
 
@@ -65,11 +72,11 @@ def checkpointing_argv(argv: Sequence[str], config_cls: type, recipe: Mapping[st
     """
     argv = list(argv)
     field = checkpointing_field(config_cls)
-    value = _cli_value(argv, (OLD, NEW))
+    value = cli_flag(argv, (OLD, NEW))
     if value is None and recipe:
         for key in (NEW, OLD):
             if recipe.get(key) is not None:
-                value = str(recipe[key]).lower() in _TRUE
+                value = truthy(recipe[key])
                 break
     if value is None:
         value = default

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from rlvr.device import Device, resolve_device
-from rlvr.train.checkpointing import checkpointing_argv
+from rlvr.train.checkpointing import checkpointing_argv, cli_flag, truthy
 from rlvr.train.config import ALGORITHMS, TaskArguments, peek_algorithm, recipe_mapping
 from rlvr.train.lora import AdapterArguments
 from rlvr.train.sft_data import SFTArguments
@@ -113,16 +113,10 @@ def make_parser(algorithm: str = "grpo", prog: str | None = None) -> Any:
 
 
 def asks_bf16(argv: Sequence[str]) -> bool:
-    """Whether the recipe or the command line sets ``bf16`` true (the command line last): TRL's own default
-    (bf16 unless fp16) is not a request, so a CPU recipe that never names it keeps float32."""
-    argv = list(argv)
-    value: Any = recipe_mapping(argv).get("bf16")
-    for i, arg in enumerate(argv):
-        if arg.startswith("--bf16="):
-            value = arg.split("=", 1)[1]
-        elif arg == "--bf16":
-            value = argv[i + 1] if i + 1 < len(argv) and not argv[i + 1].startswith("--") else True
-    return str(value).strip().lower() in ("true", "1", "yes")
+    """Whether the command line, else the recipe, sets ``bf16`` true: TRL's own default (bf16 unless fp16) is
+    not a request, so a CPU recipe that never names it keeps float32."""
+    asked = cli_flag(argv, ("bf16",))
+    return truthy(recipe_mapping(argv).get("bf16")) if asked is None else asked
 
 
 def parse_recipe(args: Sequence[str] | None = None, *, prog: str | None = None, device: Device | None = None) -> Recipe:
