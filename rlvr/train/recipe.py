@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from rlvr.device import Device, resolve_device
 from rlvr.train.checkpointing import checkpointing_argv, cli_flag, truthy
@@ -112,11 +112,14 @@ def make_parser(algorithm: str = "grpo", prog: str | None = None) -> Any:
     return TrlParser(config_classes(algorithm), prog=prog)
 
 
-def asks_bf16(argv: Sequence[str]) -> bool:
-    """Whether the command line, else the recipe, sets ``bf16`` true: TRL's own default (bf16 unless fp16) is
-    not a request, so a CPU recipe that never names it keeps float32."""
+def asks_bf16(argv: Sequence[str], recipe: Mapping[str, Any] | None = None) -> bool:
+    """Whether the command line, else the recipe (``recipe``: its mapping, read from ``--config`` when not
+    given), sets ``bf16`` true: TRL's own default (bf16 unless fp16) is not a request, so a CPU recipe that
+    never names it keeps float32."""
     asked = cli_flag(argv, ("bf16",))
-    return truthy(recipe_mapping(argv).get("bf16")) if asked is None else asked
+    if asked is not None:
+        return asked
+    return truthy((recipe_mapping(argv) if recipe is None else recipe).get("bf16"))
 
 
 def parse_recipe(args: Sequence[str] | None = None, *, prog: str | None = None, device: Device | None = None) -> Recipe:
@@ -128,9 +131,10 @@ def parse_recipe(args: Sequence[str] | None = None, *, prog: str | None = None, 
     device = device or resolve_device("auto")
     algorithm = peek_algorithm(argv)
     classes = config_classes(algorithm)
-    argv = checkpointing_argv(argv, classes[3], recipe_mapping(argv), None if device.is_accelerator else False)
+    mapping = recipe_mapping(argv)
+    argv = checkpointing_argv(argv, classes[3], mapping, None if device.is_accelerator else False)
     if not device.is_accelerator:
-        argv += CPU_OVERRIDES + ([] if device.cpu_bf16 and asks_bf16(argv) else NO_BF16)
+        argv += CPU_OVERRIDES + ([] if device.cpu_bf16 and asks_bf16(argv, mapping) else NO_BF16)
     task, sft, control, training, model, adapter = make_parser(algorithm, prog=prog).parse_args_and_config(argv)
     if not getattr(model, "model_name_or_path", None):
         model.model_name_or_path = "default"
