@@ -10,6 +10,7 @@ import platform
 import shutil
 import sys
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -263,6 +264,27 @@ def _wait_for_ranks(out: Path, own: Path, tasks: Sequence[Task], timeout: float)
         time.sleep(2.0)
 
 
+def _verified_records(batch: Sequence[Task], completions: Sequence[Sequence[Any]], gen: float
+                      ) -> tuple[list[dict[str, Any]], float]:
+    """One batch's verdict-log records, in task order, and the seconds their verdicts took."""
+    t1 = time.perf_counter()
+    records = []
+    for task, outs in zip(batch, completions):
+        rollouts = []
+        for comp in outs:
+            verdict = verify(task, comp.text)
+            rollouts.append({
+                "completion": comp.text, "n_tokens": comp.n_tokens, "reward": float(verdict.reward),
+                "correct": bool(verdict.correct), "reason": verdict.reason,
+                "metrics": _jsonable(verdict.metrics),
+            })
+        records.append({
+            "task_id": task.id, "digest": task_digest(task), "rollouts": rollouts,
+            "gen_seconds": round(gen / len(batch), 4),
+        })
+    return records, time.perf_counter() - t1
+
+
 def _generate_pending(
     config: EvalConfig,
     backend: Backend,
@@ -271,47 +293,55 @@ def _generate_pending(
     done: dict[str, dict[str, Any]],
     on_batch: Callable[[int, int], None] | None,
 ) -> tuple[float, float, int]:
+    """Generate and verify ``pending`` batch by batch, appending each batch's records to the verdict log.
+
+    Where the backend decodes on an accelerator (``Backend.overlap_verification``), a batch's verdicts are
+    computed on a worker thread while the next batch decodes; the log still receives whole batches in order.
+    """
     gen_total = verify_total = 0.0
     n_generated = 0
     samples = config.samples
     total = len(pending)
+    queued: tuple[Future, int] | None = None
     with VerdictLog(verdict_path) as vlog, tqdm(
         total=total * samples, disable=not config.progress, desc=f"eval {config.suite if not config.tasks_file else 'tasks'}",
         unit="completion", dynamic_ncols=True,
-    ) as bar:
-        for start in range(0, total, config.batch_size):
-            batch = list(pending[start:start + config.batch_size])
-            t0 = time.perf_counter()
-            completions = backend.generate(batch, samples)
-            gen = time.perf_counter() - t0
-            if start == 0 and total > len(batch):
-                log.info("first batch: %.1f s for %d completions; about %s for the remaining %d", gen,
-                         len(batch) * samples, _duration(gen * (total - len(batch)) / len(batch)),
-                         (total - len(batch)) * samples)
-            t1 = time.perf_counter()
-            new_records = []
-            for task, outs in zip(batch, completions):
-                rollouts = []
-                for comp in outs:
-                    verdict = verify(task, comp.text)
-                    rollouts.append({
-                        "completion": comp.text, "n_tokens": comp.n_tokens, "reward": float(verdict.reward),
-                        "correct": bool(verdict.correct), "reason": verdict.reason,
-                        "metrics": _jsonable(verdict.metrics),
-                    })
-                new_records.append({
-                    "task_id": task.id, "digest": task_digest(task), "rollouts": rollouts,
-                    "gen_seconds": round(gen / len(batch), 4),
-                })
-            verify_total += time.perf_counter() - t1
-            gen_total += gen
-            n_generated += len(batch) * samples
+    ) as bar, ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlvr-verify") as pool:
+
+        def record(verified: tuple[list[dict[str, Any]], float], end: int) -> None:
+            nonlocal verify_total
+            new_records, seconds = verified
+            verify_total += seconds
             vlog.append(new_records)
-            for record in new_records:
-                done[record["task_id"]] = record
-            bar.update(len(batch) * samples)
+            for rec in new_records:
+                done[rec["task_id"]] = rec
+            bar.update(len(new_records) * samples)
             if on_batch is not None:
-                on_batch(min(start + len(batch), total), total)
+                on_batch(end, total)
+
+        try:
+            for start in range(0, total, config.batch_size):
+                batch = list(pending[start:start + config.batch_size])
+                t0 = time.perf_counter()
+                completions = backend.generate(batch, samples)  # with overlap, the previous batch is verified meanwhile
+                gen = time.perf_counter() - t0
+                if start == 0 and total > len(batch):
+                    log.info("first batch: %.1f s for %d completions; about %s for the remaining %d", gen,
+                             len(batch) * samples, _duration(gen * (total - len(batch)) / len(batch)),
+                             (total - len(batch)) * samples)
+                gen_total += gen
+                n_generated += len(batch) * samples
+                end = min(start + len(batch), total)
+                if queued is not None:
+                    previous, queued = queued, None
+                    record(previous[0].result(), previous[1])
+                if backend.overlap_verification:
+                    queued = (pool.submit(_verified_records, batch, completions, gen), end)
+                else:
+                    record(_verified_records(batch, completions, gen), end)
+        finally:  # a failure in the next batch keeps the verdicts already computed
+            if queued is not None and queued[0].exception() is None:
+                record(queued[0].result(), queued[1])
     return gen_total, verify_total, n_generated
 
 

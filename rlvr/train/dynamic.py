@@ -4,7 +4,9 @@ A group whose rewards all agree has zero advantage and carries no policy gradien
 ``dynamic_sampling`` on, after each generation batch the trainer replaces such groups by groups of
 fresh prompts (drawn from the task sampler's own row range, the same split) before the update, in at
 most ``max_rounds`` extra generation rounds of at most ``max_groups`` groups each; a group it could not
-fill stays as it was. Every round is taken by every process together (the number of groups to
+fill stays as it was. With ``fixed_size`` every round generates exactly ``max_groups`` groups, however few
+are missing (the spare ones are dropped), so every round has the same shape: what a compiled, fixed-shape
+generation on a GPU needs to avoid compiling again for each round size. Every round is taken by every process together (the number of groups to
 replace is the maximum over processes), so multi-process runs stay in step.
 
 The same hook feeds the frontier sampler (:mod:`rlvr.frontier`): every graded completion of the
@@ -44,21 +46,25 @@ _KNOWN = {"prompt_ids", "prompt_mask", "completion_ids", "completion_mask", "adv
 
 @dataclass
 class DynamicSamplingConfig:
-    """Recipe key ``dynamic_sampling``: ``{enabled, max_rounds, max_groups}``.
+    """Recipe key ``dynamic_sampling``: ``{enabled, max_rounds, max_groups, fixed_size}``.
 
     ``max_rounds``: extra generation rounds per batch (0 = only count zero-variance groups);
-    ``max_groups``: at most this many fresh groups per round (None: as many as there are to replace).
+    ``max_groups``: at most this many fresh groups per round (None: as many as there are to replace);
+    ``fixed_size``: every round generates exactly ``max_groups`` groups (needs ``max_groups``).
     """
 
     enabled: bool = True
     max_rounds: int = 1
     max_groups: int | None = None
+    fixed_size: bool = False
 
     def __post_init__(self) -> None:
         if int(self.max_rounds) < 0:
             raise ValueError(f"dynamic_sampling: max_rounds must be >= 0, got {self.max_rounds}")
         if self.max_groups is not None and int(self.max_groups) < 1:
             raise ValueError(f"dynamic_sampling: max_groups must be >= 1, got {self.max_groups}")
+        if self.fixed_size and self.max_groups is None:
+            raise ValueError("dynamic_sampling: fixed_size needs max_groups (the number of groups every round generates)")
 
     @classmethod
     def from_mapping(cls, config: Mapping[str, Any] | bool | None) -> "DynamicSamplingConfig | None":
@@ -68,10 +74,11 @@ class DynamicSamplingConfig:
         if config is True:
             return cls()
         if not isinstance(config, Mapping):
-            raise ValueError("dynamic_sampling must be true/false or a mapping {enabled, max_rounds, max_groups}")
-        unknown = sorted(set(config) - {"enabled", "max_rounds", "max_groups"})
+            raise ValueError("dynamic_sampling must be true/false or a mapping {enabled, max_rounds, max_groups, fixed_size}")
+        unknown = sorted(set(config) - {"enabled", "max_rounds", "max_groups", "fixed_size"})
         if unknown:
-            raise ValueError(f"dynamic_sampling: unknown key(s) {unknown}; allowed: enabled, max_rounds, max_groups")
+            raise ValueError(f"dynamic_sampling: unknown key(s) {unknown}; allowed: enabled, max_rounds, max_groups, "
+                             "fixed_size")
         cfg = cls(**dict(config))
         return cfg if cfg.enabled else None
 
@@ -218,7 +225,9 @@ class SamplingHooks:
             need = self._global_max(len(todo))
             if need == 0:
                 break
-            if self.rlvr_dynamic.max_groups is not None:
+            if self.rlvr_dynamic.fixed_size:
+                need = int(self.rlvr_dynamic.max_groups)
+            elif self.rlvr_dynamic.max_groups is not None:
                 need = min(need, int(self.rlvr_dynamic.max_groups))
             fresh = super()._generate_and_score_completions(fresh_inputs(self.rlvr_sampler, need, group, rank))
             rounds += 1

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 
 import pytest
 
@@ -124,3 +125,83 @@ def test_reference_backends_keep_task_order(backend, make_config):
     result = run_eval(make_config(backend=backend, suite="stoich", splits=("in",), limit=2))
     tasks = [t for _, t in load_eval_set(make_config(backend=backend, suite="stoich", splits=("in",), limit=2))[0]]
     assert [r["id"] for r in result.records] == [t.id for t in tasks]
+
+
+def _scanned_lengths(new, eos, pad) -> list[int]:
+    """The per-token scan the vectorised search replaced (the reference it must equal)."""
+    lengths = []
+    for ids in new.tolist():
+        n = len(ids)
+        for pos, tok in enumerate(ids):
+            if tok == eos or (pad is not None and tok == pad and pad != eos):
+                n = pos + 1 if tok == eos else pos
+                break
+        lengths.append(n)
+    return lengths
+
+
+def test_generated_lengths_equal_the_per_token_scan(tiny_model):
+    import torch
+
+    backend = TransformersBackend(tiny_model, max_new_tokens=2, threads=1)
+    eos = backend.tokenizer.eos_token_id
+    other = (eos + 1) % backend.tokenizer.vocab_size
+    g = torch.Generator().manual_seed(0)
+    new = torch.randint(0, 4, (64, 9), generator=g)
+    new = torch.where(new == 0, torch.full_like(new, eos), torch.where(new == 1, torch.full_like(new, other), new + 100))
+    new[0] = 100  # a row that never stops
+    new[1, 0] = eos  # stops at once
+    for pad in (eos, other, None):
+        backend.tokenizer.pad_token_id = pad
+        assert backend._generated_lengths(new) == _scanned_lengths(new, eos, pad)
+    assert backend._generated_lengths(new[:, :0]) == [0] * 64
+
+
+def test_prompts_are_tokenized_once_and_encode_as_before(tiny_model, make_config, monkeypatch):
+    tasks = [t for _, t in load_eval_set(make_config(suite="stoich", splits=("in", "out"), limit=2))[0]]
+    backend = TransformersBackend(tiny_model, max_new_tokens=2, threads=1)
+    texts = [backend.tokenizer.apply_chat_template(t.prompt, tokenize=False, add_generation_prompt=True) for t in tasks]
+    expected = backend.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False)
+    fresh = backend._encode(tasks)  # nothing kept: tokenized here
+    backend.prompt_lengths(tasks)
+    calls = []
+    real = backend._tokenize
+    monkeypatch.setattr(backend, "_tokenize", lambda ts: calls.append(len(ts)) or real(ts))
+    kept = backend._encode(tasks)  # the ids prompt_lengths kept
+    assert calls == []
+    again = backend._encode(tasks[:1])  # used once: a second encode tokenizes afresh
+    assert calls == [1]
+    for enc in (fresh, kept):
+        assert enc["input_ids"].tolist() == expected["input_ids"].tolist()
+        assert enc["attention_mask"].tolist() == expected["attention_mask"].tolist()
+    assert again["input_ids"][0].tolist()[-5:] == expected["input_ids"][0].tolist()[-5:]
+
+
+@pytest.mark.parametrize("fail_at", [None, 2])
+def test_overlapped_verification_keeps_the_serial_records(make_config, tmp_path, fail_at):
+    """Verdicts computed while the next batch decodes: the same records, in task order, batch by batch;
+    a failing batch keeps the batches before it in the verdict log."""
+    from rlvr.eval.backends.reference import OracleBackend
+
+    class Overlapping(OracleBackend):
+        overlap_verification = True
+
+        def _generate(self, tasks, samples):
+            if fail_at is not None and self.calls == fail_at:
+                raise RuntimeError("the device fell over")
+            return super()._generate(tasks, samples)
+
+    common = dict(backend="oracle", suite="stoich", splits=("in", "out"), limit=3, batch_size=2)
+    serial = run_eval(make_config(out=str(tmp_path / "serial"), **common))
+    config = make_config(out=str(tmp_path / "overlap"), **common)
+    seen = []
+    if fail_at is None:
+        overlapped = run_eval(config, backend=Overlapping(), on_batch=lambda done, total: seen.append(done))
+        assert [r["id"] for r in overlapped.records] == [r["id"] for r in serial.records]
+        assert [r["rollouts"] for r in overlapped.records] == [r["rollouts"] for r in serial.records]
+        assert seen == sorted(seen) and seen[-1] == len(serial.records)
+    else:
+        with pytest.raises(RuntimeError, match="fell over"):
+            run_eval(config, backend=Overlapping())
+        logged = [json.loads(line) for line in (tmp_path / "overlap" / "verdicts.jsonl").read_text().splitlines()]
+        assert len(logged) == 2 * fail_at  # the batches before the failure, verified on the worker thread

@@ -23,8 +23,9 @@ def _logs(out: Path) -> list[dict]:
     return [h for h in state["log_history"] if "reward" in h]
 
 
-@pytest.mark.slow
-def test_zero_variance_groups_are_replaced_and_counted(tmp_path, tiny_model, make_recipe, monkeypatch):
+def parity_run(tmp_path: Path, tiny_model: str, make_recipe, monkeypatch, dynamic: dict) -> tuple[Path, list[dict]]:
+    """Two GRPO steps of 4 groups x 2 on the parity reward with ``dynamic_sampling: dynamic``; the output folder
+    and the reward calls the probe recorded."""
     probe = tmp_path / "probe"
     probe.mkdir()
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
@@ -32,10 +33,14 @@ def test_zero_variance_groups_are_replaced_and_counted(tmp_path, tiny_model, mak
     out = tmp_path / "out"
     recipe = make_recipe(tmp_path / "r.yaml", tiny_model, out, max_steps=2, save_steps=2,
                          per_device_train_batch_size=8, num_generations=2,
-                         reward_funcs=["parity_rewards.parity_reward"],
-                         dynamic_sampling={"max_rounds": 3})
-    result = run(recipe)
-    assert result.global_step == 2
+                         reward_funcs=["parity_rewards.parity_reward"], dynamic_sampling=dynamic)
+    assert run(recipe).global_step == 2
+    return out, [json.loads(line) for line in (probe / "parity.jsonl").read_text().splitlines()]
+
+
+@pytest.mark.slow
+def test_zero_variance_groups_are_replaced_and_counted(tmp_path, tiny_model, make_recipe, monkeypatch):
+    out, calls = parity_run(tmp_path, tiny_model, make_recipe, monkeypatch, {"max_rounds": 3})
     logs = _logs(out)
     # 4 groups per step; the stream's rows 0..7 hold 4 even-index (zero-variance) tasks
     zero = sum(h["dynamic/zero_std_groups"] for h in logs)
@@ -43,7 +48,6 @@ def test_zero_variance_groups_are_replaced_and_counted(tmp_path, tiny_model, mak
     unfilled = sum(h["dynamic/unfilled"] for h in logs)
     assert zero >= 2 and replaced >= 1 and replaced + unfilled == zero
     assert all(h["dynamic/rounds"] <= 3 for h in logs)
-    calls = [json.loads(line) for line in (probe / "parity.jsonl").read_text().splitlines()]
     indices = [int(i.split(":")[3]) for c in calls for i in c["ids"]]
     fresh = [i for i in indices if i >= 1 << 40]
     assert fresh, "no replacement prompt was generated"
@@ -53,6 +57,19 @@ def test_zero_variance_groups_are_replaced_and_counted(tmp_path, tiny_model, mak
     assert (out / "checkpoint-2" / "rlvr_frontier.json").is_file()
     summary = json.loads((out / "frontier.json").read_text())
     assert sum(summary["drawn_by_cell"].values()) >= 8
+
+
+@pytest.mark.slow
+def test_fixed_size_rounds_generate_max_groups_every_round(tmp_path, tiny_model, make_recipe, monkeypatch):
+    out, calls = parity_run(tmp_path, tiny_model, make_recipe, monkeypatch,
+                            {"max_rounds": 2, "max_groups": 3, "fixed_size": True})
+    logs = _logs(out)
+    assert any(h["dynamic/rounds"] for h in logs)
+    for h in logs:  # 3 groups per round, however many were missing
+        assert h["dynamic/extra_groups"] == 3 * h["dynamic/rounds"]
+        assert h["dynamic/replaced"] + h["dynamic/unfilled"] == h["dynamic/zero_std_groups"]
+    fresh_calls = [c for c in calls if all(int(i.split(":")[3]) >= 1 << 40 for i in c["ids"])]
+    assert fresh_calls and all(len(c["ids"]) == 3 * 2 for c in fresh_calls)  # one shape: 3 groups x 2 samples
 
 
 @pytest.mark.slow
@@ -120,3 +137,6 @@ def test_dynamic_sampling_config():
         DynamicSamplingConfig.from_mapping({"rounds": 2})
     with pytest.raises(ValueError, match="max_rounds"):
         DynamicSamplingConfig(max_rounds=-1)
+    assert DynamicSamplingConfig.from_mapping({"max_groups": 2, "fixed_size": True}).fixed_size
+    with pytest.raises(ValueError, match="fixed_size needs max_groups"):
+        DynamicSamplingConfig.from_mapping({"fixed_size": True})

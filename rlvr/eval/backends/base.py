@@ -24,6 +24,9 @@ class Backend(ABC):
     """Turns tasks into completions. Counts its work (``calls``, ``completions``) for reports and tests."""
 
     name: str = "backend"
+    #: verify a batch on a worker thread while the next batch decodes (worth it where decoding runs on an
+    #: accelerator and the host would otherwise sit idle; on a CPU both compete for the same cores)
+    overlap_verification: bool = False
 
     def __init__(self) -> None:
         self.calls = 0

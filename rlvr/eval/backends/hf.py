@@ -114,6 +114,8 @@ class TransformersBackend(Backend):
                     model_obj = model_obj.merge_and_unload()
         self.adapter = adapter
         self.model = prepare_for_generation(model_obj.to(self.device))
+        self.overlap_verification = self.device.startswith("cuda")  # the host verifies while the GPU decodes
+        self._prompt_ids: dict[Any, list[int]] = {}  # token ids from prompt_lengths, used once by _encode
         self.static_cache = bool(static_cache)
         self.tokenizer = tokenizer
         self.max_new_tokens = int(max_new_tokens)
@@ -142,15 +144,40 @@ class TransformersBackend(Backend):
             kwargs.update(do_sample=False)
         return GenerationConfig(**kwargs)
 
-    def prompt_lengths(self, tasks: Sequence[Task]) -> list[int]:
-        """Each task's prompt length in tokens (as rendered for generation): what batching sorts on."""
+    def _prompt_key(self, task: Task) -> Any:
+        return task.id, tuple((m.get("role"), m.get("content")) for m in task.prompt)
+
+    def _tokenize(self, tasks: Sequence[Task]) -> list[list[int]]:
         texts = [render_prompt(self.tokenizer, t.prompt, self.chat_template) for t in tasks]
-        return [len(ids) for ids in self.tokenizer(texts, add_special_tokens=False)["input_ids"]]
+        return self.tokenizer(texts, add_special_tokens=False)["input_ids"]
+
+    def prompt_lengths(self, tasks: Sequence[Task]) -> list[int]:
+        """Each task's prompt length in tokens (as rendered for generation): what batching sorts on. The token
+        ids are kept for the task's next :meth:`_encode`, so a prompt is rendered and tokenized once."""
+        ids = self._tokenize(tasks)
+        self._prompt_ids.update((self._prompt_key(t), row) for t, row in zip(tasks, ids))
+        return [len(row) for row in ids]
 
     def _encode(self, tasks: Sequence[Task]) -> Any:
         """The batch's prompts, rendered, tokenized and left-padded, on the model's device."""
-        texts = [render_prompt(self.tokenizer, t.prompt, self.chat_template) for t in tasks]
-        return self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
+        keys = [self._prompt_key(t) for t in tasks]
+        kept = [self._prompt_ids.pop(k, None) for k in keys]
+        missing = [t for t, row in zip(tasks, kept) if row is None]
+        fresh = iter(self._tokenize(missing) if missing else [])
+        ids = [row if row is not None else next(fresh) for row in kept]
+        return self.tokenizer.pad({"input_ids": ids}, padding=True, return_tensors="pt").to(self.device)
+
+    def _generated_lengths(self, new: Any) -> list[int]:
+        """Tokens each row generated: up to and including its first EOS, else up to its first pad, else all."""
+        torch = self._torch
+        if new.shape[1] == 0:
+            return [0] * new.shape[0]
+        eos, pad = self.tokenizer.eos_token_id, self.tokenizer.pad_token_id
+        at_eos = new == eos if eos is not None else torch.zeros_like(new, dtype=torch.bool)
+        stop = at_eos | (new == pad) if pad is not None and pad != eos else at_eos
+        first = stop.int().argmax(dim=1)
+        ends = first + at_eos.gather(1, first[:, None])[:, 0].int()
+        return torch.where(stop.any(dim=1), ends, torch.full_like(ends, new.shape[1])).tolist()
 
     @contextmanager
     def _rng_kept(self) -> Iterator[None]:
@@ -172,22 +199,11 @@ class TransformersBackend(Backend):
             with torch.inference_mode():
                 out = self.model.generate(**enc, generation_config=gen_config)
         new = out[:, enc["input_ids"].shape[1]:].cpu()
-        results: list[list[Completion]] = []
-        eos = self.tokenizer.eos_token_id
-        pad = self.tokenizer.pad_token_id
-        for i in range(len(tasks)):
-            row: list[Completion] = []
-            for j in range(samples):
-                ids = new[i * samples + j].tolist()
-                n = len(ids)
-                for pos, tok in enumerate(ids):
-                    if tok == eos or (pad is not None and tok == pad and pad != eos):
-                        n = pos + 1 if tok == eos else pos
-                        break
-                text = self.tokenizer.decode(ids[:n], skip_special_tokens=True)
-                row.append(Completion(text, n_tokens=n))
-            results.append(row)
-        return results
+        lengths = self._generated_lengths(new)
+        rows = new.tolist()
+        texts = self.tokenizer.batch_decode([row[:n] for row, n in zip(rows, lengths)], skip_special_tokens=True)
+        completions = [Completion(text, n_tokens=n) for text, n in zip(texts, lengths)]
+        return [completions[i * samples:(i + 1) * samples] for i in range(len(tasks))]
 
     def estimate_seconds(self, tasks: Sequence[Task], samples: int, batch_size: int) -> float | None:
         """``n_batches x (prefill + max_new_tokens x step)`` seconds, calibrated on the first batch's prompts.
