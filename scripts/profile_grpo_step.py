@@ -7,13 +7,15 @@
 
 ``--device cpu`` (the default) runs on the CPU (``use_cpu``; the recipe's bf16 kept only where the CPU multiplies
 bfloat16 natively, as in the quickstart); ``--device cuda`` runs the recipe as
-written. ``--levers KEY=VALUE ...``: one run per lever, each the recipe plus that one override (e.g. the
+written. ``--levers KEY=VALUE[,KEY=VALUE] ...``: one run per lever, each the recipe plus that override (e.g. the
 generation batch through ``steps_per_generation`` or ``generation_batch_size``, gradient checkpointing),
 after a run of the recipe as it is; one line per run.
 
 Runs a few real GRPO steps of the recipe (warm start keys are ignored: give a warm-started model with
 ``--model_name_or_path`` to profile the completions the quickstart's RL stage sees) and reports per
-step, as medians over the steps after the first:
+step, as medians over the steps after the first (with
+``steps_per_generation`` > 1: means over whole generation cycles after the first), and trained completions
+per minute:
 
 - ``generate``: TRL's ``transformers.generate`` block (sampling the group's completions);
 - ``reward``: every reward function call (rlvr's verdicts; TRL times each function);
@@ -40,6 +42,7 @@ from transformers import TrainerCallback  # noqa: E402
 from rlvr.train.data import build_train_dataset  # noqa: E402
 from rlvr.train.runner import build_trainer  # noqa: E402
 from rlvr.bench.gpu import timed_trl_blocks  # noqa: E402
+from rlvr.commands.bench import lever_argv  # noqa: E402
 from rlvr.device import resolve_device  # noqa: E402
 from rlvr.train.recipe import parse_recipe  # noqa: E402
 
@@ -93,10 +96,9 @@ def main(argv: list[str]) -> int:
     levers = _pop(argv, "--levers", "", many=True)
     base = list(argv)
     for lever in ["", *levers]:
-        key, _, value = lever.partition("=")
         DURATIONS.clear()
         print(f"== {lever or 'the recipe as written'} on {device}", flush=True)
-        profile([*base, *([f"--{key}", value] if lever else [])], steps, device)
+        profile([*base, *lever_argv(lever)], steps, device)
     return 0
 
 
@@ -128,12 +130,19 @@ def profile(argv: list[str], steps: int, device: str = "cpu") -> None:
     for i, total in enumerate(clock.steps):
         g, r = gen.get(i, 0.0), reward.get(i, 0.0)
         rows.append((total, g, r, data, total - g - r))
-    body = rows[1:] or rows
+    cycle = max(1, int(training_args.steps_per_generation or 1))
+    body = rows[cycle:] or rows  # the first generation cycle warms up
     med = [statistics.median(col) for col in zip(*body)]
+    if cycle > 1:  # one step in `cycle` generates: medians would hide it, so read means over whole cycles
+        body = body[:len(body) - len(body) % cycle] or body
+        med = [statistics.fmean(col) for col in zip(*body)]
     names = ("step", "generate", "reward", "data", "rest")
-    print(f"{len(body)} steps (the first is left out), medians in seconds; reward functions: {task_args.reward_funcs}")
+    kind = "medians" if cycle == 1 else f"means over whole generation cycles of {cycle} steps"
+    print(f"{len(body)} steps (the first cycle is left out), {kind} in seconds; reward functions: {task_args.reward_funcs}")
     print("  ".join(f"{n} {v:.4f}" for n, v in zip(names, med)))
     step = med[0]
+    trained = int(training_args.per_device_train_batch_size) * int(training_args.gradient_accumulation_steps or 1)
+    print(f"trained completions per minute: {60 * trained / step:.1f} ({trained} per step)")
     print(f"shares: generate {100 * med[1] / step:.1f} %, reward {100 * med[2] / step:.3f} %, data {100 * med[3] / step:.3f} %, "
           f"rest {100 * med[4] / step:.1f} %; the gym (reward + data): {100 * (med[2] + med[3]) / step:.3f} %")
 
