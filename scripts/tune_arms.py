@@ -25,6 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from rlvr.commands.bench import lever_argv  # noqa: E402
+from rlvr.commands.errors import UsageError  # noqa: E402
 from rlvr.device import resolve_device  # noqa: E402
 from rlvr.files import atomic_open  # noqa: E402
 from rlvr.quickstart.claims import is_tuning_split  # noqa: E402
@@ -34,14 +36,11 @@ from rlvr.quickstart.training import rl_stage, train_control, trained_adapter  #
 
 
 def candidate_argv(spec: str) -> list[str]:
-    """``a=1,b=2`` -> ``["--a", "1", "--b", "2"]`` (empty for the recipe as written)."""
-    argv: list[str] = []
-    for item in filter(None, (part.strip() for part in spec.split(","))):
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise SystemExit(f"--try {spec!r}: each item must look like KEY=VALUE")
-        argv += [f"--{key.strip()}", value.strip()]
-    return argv
+    """``a=1,b=2`` -> ``["--a", "1", "--b", "2"]`` (empty for the recipe as written); one line and exit 2 otherwise."""
+    try:
+        return lever_argv(spec, option="--try")
+    except UsageError as exc:
+        raise SystemExit(f"error: {exc}") from None
 
 
 def score(args: argparse.Namespace, spec: str, index: int) -> dict:

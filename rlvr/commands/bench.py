@@ -101,13 +101,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def lever_argv(lever: str) -> list[str]:
-    """``a=1,b=2`` -> ``["--a", "1", "--b", "2"]``; UsageError on an item without ``=``."""
+def lever_argv(lever: str, option: str = "--grpo-lever") -> list[str]:
+    """``a=1,b=2`` -> ``["--a", "1", "--b", "2"]``; UsageError (naming ``option``) on an item without ``=``."""
     argv: list[str] = []
     for item in filter(None, (part.strip() for part in lever.split(","))):
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise UsageError(f"--grpo-lever {lever!r}: each item must look like KEY=VALUE")
+            raise UsageError(f"{option} {lever!r}: each item must look like KEY=VALUE")
         argv += [f"--{key.strip()}", value.strip()]
     return argv
 

@@ -126,5 +126,7 @@ def test_a_malformed_grpo_lever_is_one_line():
     from rlvr.commands.errors import UsageError
 
     assert lever_argv("generate_merged=true, lora_layers=top:8") == ["--generate_merged", "true", "--lora_layers", "top:8"]
-    with pytest.raises(UsageError, match="KEY=VALUE"):
+    with pytest.raises(UsageError, match="--grpo-lever 'generate_merged': each item must look like KEY=VALUE"):
         lever_argv("generate_merged")
+    with pytest.raises(UsageError, match="--try '=3e-4'"):  # scripts/tune_arms.py names its own option
+        lever_argv("=3e-4", option="--try")
