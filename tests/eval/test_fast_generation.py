@@ -167,11 +167,12 @@ def test_prompts_are_tokenized_once_and_encode_as_before(tiny_model, make_config
     calls = []
     real = backend._tokenize
     monkeypatch.setattr(backend, "_tokenize", lambda ts: calls.append(len(ts)) or real(ts))
+    calibration = backend._encode(tasks, keep=True)  # estimate_seconds' look: the ids stay for the real batch
     kept = backend._encode(tasks)  # the ids prompt_lengths kept
     assert calls == []
     again = backend._encode(tasks[:1])  # used once: a second encode tokenizes afresh
     assert calls == [1]
-    for enc in (fresh, kept):
+    for enc in (fresh, calibration, kept):
         assert enc["input_ids"].tolist() == expected["input_ids"].tolist()
         assert enc["attention_mask"].tolist() == expected["attention_mask"].tolist()
     assert again["input_ids"][0].tolist()[-5:] == expected["input_ids"][0].tolist()[-5:]

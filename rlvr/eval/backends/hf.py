@@ -158,10 +158,12 @@ class TransformersBackend(Backend):
         self._prompt_ids.update((self._prompt_key(t), row) for t, row in zip(tasks, ids))
         return [len(row) for row in ids]
 
-    def _encode(self, tasks: Sequence[Task]) -> Any:
-        """The batch's prompts, rendered, tokenized and left-padded, on the model's device."""
+    def _encode(self, tasks: Sequence[Task], *, keep: bool = False) -> Any:
+        """The batch's prompts, rendered, tokenized and left-padded, on the model's device; the token ids
+        :meth:`prompt_lengths` kept are used up, unless ``keep`` (a calibration before the real batch)."""
         keys = [self._prompt_key(t) for t in tasks]
-        kept = [self._prompt_ids.pop(k, None) for k in keys]
+        take = self._prompt_ids.get if keep else self._prompt_ids.pop
+        kept = [take(k, None) for k in keys]
         missing = [t for t, row in zip(tasks, kept) if row is None]
         fresh = iter(self._tokenize(missing) if missing else [])
         ids = [row if row is not None else next(fresh) for row in kept]
@@ -219,7 +221,7 @@ class TransformersBackend(Backend):
         if not tasks:
             return 0.0
         batch_size = max(1, int(batch_size))
-        enc = self._encode(list(tasks[:batch_size]))
+        enc = self._encode(list(tasks[:batch_size]), keep=True)  # the first batch still generates from these ids
         n_rows, length = enc["input_ids"].shape[0] * int(samples), int(enc["input_ids"].shape[1])
         longest = int(enc["attention_mask"].sum(dim=1).argmax())
         one = {k: v[longest:longest + 1] for k, v in enc.items()}
