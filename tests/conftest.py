@@ -62,3 +62,27 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     """A test skipped by a fixture or in its body."""
     outcome = yield
     _fail_if_required(outcome.get_result(), str(item.path))
+
+
+class GraphCounter:
+    """A ``torch.compile`` backend that runs each graph as traced and counts the graphs compiled."""
+
+    def __init__(self) -> None:
+        self.graphs = 0
+
+    def __call__(self, graph, example_inputs):  # noqa: ANN001, ANN204
+        self.graphs += 1
+        return graph.forward
+
+    def __deepcopy__(self, memo):  # noqa: ANN001, ANN204 - transformers deep-copies its compile config
+        return self
+
+
+@pytest.fixture
+def graph_counter():
+    """A fresh :class:`GraphCounter`, with torch's compilation caches cleared first (no graph of an earlier test
+    is reused or counted)."""
+    import torch
+
+    torch._dynamo.reset()
+    return GraphCounter()

@@ -117,7 +117,8 @@ class UtilisationSampler:
 
 @dataclass
 class EvalSpeed:
-    """Greedy generation speed of one setting."""
+    """Greedy generation speed of one setting; ``load_s`` (loading the model) and ``warmup_s`` (the first batch,
+    with any compilation) are counted apart from ``seconds``."""
 
     device: str
     dtype: str
@@ -132,12 +133,35 @@ class EvalSpeed:
     tokens_per_s: float
     mean_tokens: float
     utilisation: Any = None
-    #: the completions in task order (not reported; for comparing levers)
+    decoding: str = "dynamic"
+    attention: str | None = None
+    load_s: float = 0.0
+    warmup_s: float = 0.0
+    #: exact match over the tasks (the verdicts of the greedy texts)
+    em: float = 0.0
+    #: the completions in task order and whether each is right (not reported; for comparing levers)
     texts: list[str] = field(default_factory=list, repr=False)
+    correct: list[bool] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
-        """The reported fields (without the texts)."""
-        return {k: v for k, v in asdict(self).items() if k != "texts"}
+        """The reported fields (without the texts and verdicts)."""
+        return {k: v for k, v in asdict(self).items() if k not in ("texts", "correct")}
+
+
+def differences(row: EvalSpeed, baseline: EvalSpeed) -> dict[str, Any]:
+    """How ``row``'s greedy results differ from ``baseline``'s on the same tasks: the share of texts and of verdicts
+    that differ, the change in exact match and its paired standard error (of the mean per-task difference)."""
+    if len(row.texts) != len(baseline.texts) or not row.texts:
+        raise ValueError("the two rows must cover the same tasks")
+    n = len(row.texts)
+    diffs = [int(a) - int(b) for a, b in zip(row.correct, baseline.correct)]
+    mean = sum(diffs) / n
+    variance = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.0
+    return {
+        "texts_differ": round(sum(a != b for a, b in zip(row.texts, baseline.texts)) / n, 4),
+        "verdicts_differ": round(sum(d != 0 for d in diffs) / n, 4),
+        "em_change": round(mean, 4), "paired_se": round((variance / n) ** 0.5, 4),
+    }
 
 
 def measure_eval(
@@ -154,24 +178,35 @@ def measure_eval(
     adapter: str | None = None,
     merge_adapter: bool = True,
     threads: int | None = None,
+    decoding: str = "dynamic",
+    attention: str | None = None,
+    compile_backend: Any = None,
 ) -> EvalSpeed:
     """Greedy completions/s over ``tasks`` (default ``n_tasks`` quickstart tasks) in batches of ``batch_size``.
 
-    One batch runs first as a warm-up (kernels, and with ``static_cache`` the compilation) and is not
-    counted. ``sort_by_length=False`` batches in task order (the padding of unsorted batches);
-    ``merge_adapter=False`` keeps a LoRA adapter unmerged (what merging buys).
+    One batch runs first as a warm-up (kernels, and with a static ``decoding`` the compilation) and is timed
+    apart. ``sort_by_length=False`` batches in task order (the padding of unsorted batches);
+    ``merge_adapter=False`` keeps a LoRA adapter unmerged (what merging buys); ``decoding``, ``attention`` and
+    ``compile_backend`` as :class:`~rlvr.eval.backends.hf.TransformersBackend` takes them (``static_cache``:
+    ``decoding="static"``). The texts are verified afterwards, outside the timing.
     """
+    from rlvr.api import verify
     from rlvr.eval.backends.hf import TransformersBackend
 
     tasks = list(tasks) if tasks is not None else eval_tasks(n_tasks)
+    decoding = "static" if static_cache and decoding == "dynamic" else decoding
+    t_load = time.perf_counter()
     backend = TransformersBackend(model, adapter=adapter, device=device, dtype=dtype, max_new_tokens=max_new_tokens,
-                                  temperature=0.0, static_cache=static_cache, threads=threads,
-                                  merge_adapter=merge_adapter)
+                                  temperature=0.0, threads=threads, merge_adapter=merge_adapter, decoding=decoding,
+                                  attention=attention, compile_backend=compile_backend)
+    load_s = time.perf_counter() - t_load
     try:
         order = backend.batching_order(tasks) if sort_by_length else list(range(len(tasks)))
         ordered = [tasks[i] for i in order]
+        t_warm = time.perf_counter()
         backend.generate(ordered[:batch_size], 1)  # warm-up
         _synchronize(backend.device)
+        warmup_s = time.perf_counter() - t_warm
         tokens = 0
         texts: dict[str, str] = {}
         with UtilisationSampler(backend.device) as util:
@@ -183,13 +218,17 @@ def measure_eval(
                 texts.update({t.id: c[0].text for t, c in zip(batch, out)})
             _synchronize(backend.device)
             seconds = time.perf_counter() - t0
+        in_order = [texts[t.id] for t in tasks]
+        correct = [bool(verify(t, text).correct) for t, text in zip(tasks, in_order)]
         return EvalSpeed(
             device=backend.device, dtype=backend.dtype, batch_size=batch_size, max_new_tokens=max_new_tokens,
-            tasks=len(tasks), static_cache=static_cache, sort_by_length=sort_by_length,
+            tasks=len(tasks), static_cache=decoding == "static", sort_by_length=sort_by_length,
             adapter_merged=bool(adapter) and merge_adapter,
             seconds=round(seconds, 3), completions_per_s=round(len(tasks) / seconds, 2),
             tokens_per_s=round(tokens / seconds, 1), mean_tokens=round(tokens / max(1, len(tasks)), 1),
-            utilisation=util.summary(), texts=[texts[t.id] for t in tasks],
+            utilisation=util.summary(), decoding=decoding, attention=attention, load_s=round(load_s, 3),
+            warmup_s=round(warmup_s, 3), em=round(sum(correct) / max(1, len(correct)), 4), texts=in_order,
+            correct=correct,
         )
     finally:
         backend.close()
@@ -316,10 +355,16 @@ def text(result: dict[str, Any]) -> str:
     """The console table of a ``rlvr bench --gpu`` result."""
     lines = [f"device: {result['device']}"]
     for row in result.get("eval", []):
-        lines.append(f"eval  batch {row['batch_size']:>4}  static cache {'on ' if row['static_cache'] else 'off'}  "
+        lever = f" [{row['lever']}]" if row.get("lever") else ""
+        change = row.get("vs_default")
+        versus = (f"  vs default: {100 * change['texts_differ']:.1f} % texts / {100 * change['verdicts_differ']:.1f} % "
+                  f"verdicts differ, EM {100 * change['em_change']:+.1f} ± {100 * change['paired_se']:.1f} pp"
+                  if change else "")
+        lines.append(f"eval{lever}  batch {row['batch_size']:>4}  {row.get('decoding', 'dynamic')} cache  "
                      f"{row['completions_per_s']:>8.1f} completions/s  {row['tokens_per_s']:>9.1f} tokens/s  "
-                     f"({row['tasks']} greedy completions, <= {row['max_new_tokens']} tokens)  utilisation: "
-                     f"{_util(row['utilisation'])}")
+                     f"({row['tasks']} greedy completions, <= {row['max_new_tokens']} tokens; EM "
+                     f"{100 * row.get('em', 0.0):.1f} %; load {row.get('load_s', 0.0):.1f} s, first batch "
+                     f"{row.get('warmup_s', 0.0):.1f} s apart)  utilisation: {_util(row['utilisation'])}{versus}")
     for grpo in [result.get("grpo"), *result.get("grpo_levers", [])]:
         if grpo:
             lever = f" [{grpo['lever']}]" if grpo.get("lever") else ""

@@ -12,10 +12,18 @@ from pathlib import Path
 from rlvr.commands.common import positive_int
 from rlvr.commands.errors import UsageError
 from rlvr.commands.plugins import add_plugin_arg
+from rlvr.eval.config import DECODINGS
 from rlvr.files import atomic_open
+from rlvr.generation.grouped_attention import ATTENTION_CHOICES, GROUPED_SDPA
 
 #: (tasks per family, seconds of server load per worker count) of a full run and of --quick
 FULL, QUICK = (500, 10.0), (100, 3.0)
+#: the eval rows ``rlvr bench --gpu`` measures beside the default one, each lever on its own and then together
+EVAL_LEVERS = ("decoding=static", "decoding=fixed", f"attention={GROUPED_SDPA}", f"decoding=fixed,attention={GROUPED_SDPA}")
+#: the GRPO rows ``rlvr bench --gpu`` measures beside the recipe as written
+GRPO_LEVERS = ("generate_merged=true", "generate_merged=true,compile_generation=true")
+#: the settings an eval lever may set, and their values
+EVAL_LEVER_CHOICES = {"decoding": DECODINGS, "attention": ATTENTION_CHOICES}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,14 +55,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--eval-batch", type=positive_int, action="append",
                    help="--gpu: eval batch size (repeatable; default 64 and 256)")
     g.add_argument("--max-new-tokens", type=positive_int, default=80, help="--gpu: eval generation length")
-    g.add_argument("--static-cache", action="store_true",
-                   help="--gpu: also measure each eval batch with a static KV cache (compiled; pays the compilation first)")
+    g.add_argument("--eval-lever", action="append", metavar="KEY=VALUE[,KEY=VALUE]",
+                   help="--gpu: one more eval row per batch size with these backend settings (repeatable; keys: "
+                        "decoding, attention), against the default row: its speed, and the share of greedy texts and "
+                        f"verdicts that differ. Default: {'; '.join(EVAL_LEVERS)}")
+    g.add_argument("--no-eval-levers", action="store_true", help="--gpu: only the default eval rows")
+    g.add_argument("--static-cache", action="store_true", help="--gpu: one more eval lever, decoding=static")
     g.add_argument("--grpo-recipe", default="quickstart_gpu", help="--gpu: recipe whose GRPO steps are timed")
     g.add_argument("--grpo-steps", type=positive_int, default=9, help="--gpu: GRPO steps (the first is left out)")
     g.add_argument("--no-grpo", action="store_true", help="--gpu: skip the GRPO rows")
-    g.add_argument("--grpo-lever", action="append", default=[], metavar="KEY=VALUE[,KEY=VALUE]",
-                   help="--gpu: one more GRPO row with these recipe fields set (repeatable), e.g. generate_merged=true "
-                        "or lora_layers=top:8: each lever measured on its own against the recipe as written")
+    g.add_argument("--grpo-lever", action="append", metavar="KEY=VALUE[,KEY=VALUE]",
+                   help="--gpu: one more GRPO row with these recipe fields set (repeatable), e.g. lora_layers=top:8: "
+                        f"each lever measured on its own against the recipe as written. Default: {'; '.join(GRPO_LEVERS)}")
+    g.add_argument("--no-grpo-levers", action="store_true", help="--gpu: only the recipe's own GRPO row")
     add_plugin_arg(p)
     p.set_defaults(func=run)
 
@@ -101,15 +114,40 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def lever_argv(lever: str, option: str = "--grpo-lever") -> list[str]:
-    """``a=1,b=2`` -> ``["--a", "1", "--b", "2"]``; UsageError (naming ``option``) on an item without ``=``."""
-    argv: list[str] = []
+def lever_pairs(lever: str, option: str = "--grpo-lever") -> list[tuple[str, str]]:
+    """``a=1,b=2`` -> ``[("a", "1"), ("b", "2")]``; UsageError (naming ``option``) on an item without ``=``."""
+    pairs: list[tuple[str, str]] = []
     for item in filter(None, (part.strip() for part in lever.split(","))):
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise UsageError(f"{option} {lever!r}: each item must look like KEY=VALUE")
-        argv += [f"--{key.strip()}", value.strip()]
-    return argv
+        pairs.append((key.strip(), value.strip()))
+    return pairs
+
+
+def lever_argv(lever: str, option: str = "--grpo-lever") -> list[str]:
+    """``a=1,b=2`` -> ``["--a", "1", "--b", "2"]``; UsageError (naming ``option``) on an item without ``=``."""
+    return [part for key, value in lever_pairs(lever, option) for part in (f"--{key}", value)]
+
+
+def eval_lever(lever: str) -> dict[str, str]:
+    """An ``--eval-lever`` as backend settings; UsageError on an unknown key or value."""
+    settings = dict(lever_pairs(lever, "--eval-lever"))
+    for key, value in settings.items():
+        if key not in EVAL_LEVER_CHOICES:
+            raise UsageError(f"--eval-lever {lever!r}: unknown key {key!r}; choose from {sorted(EVAL_LEVER_CHOICES)}")
+        if value not in EVAL_LEVER_CHOICES[key]:
+            raise UsageError(f"--eval-lever {lever!r}: {key} must be one of {list(EVAL_LEVER_CHOICES[key])}")
+    return settings
+
+
+def eval_levers(args: argparse.Namespace) -> list[str]:
+    """The eval levers of a ``--gpu`` run: ``--eval-lever`` as given, else :data:`EVAL_LEVERS`; none with
+    ``--no-eval-levers``; ``--static-cache`` adds ``decoding=static``."""
+    levers = [] if args.no_eval_levers else list(args.eval_lever or EVAL_LEVERS)
+    if args.static_cache and "decoding=static" not in levers:
+        levers.append("decoding=static")
+    return levers
 
 
 def run_gpu(args: argparse.Namespace) -> int:
@@ -117,8 +155,10 @@ def run_gpu(args: argparse.Namespace) -> int:
     from rlvr.bench import gpu, report
     from rlvr.device import resolve_device
 
-    for lever in args.grpo_lever:  # a malformed lever fails before the GPU is touched
+    grpo_levers = [] if args.no_grpo_levers else list(args.grpo_lever or GRPO_LEVERS)
+    for lever in grpo_levers:  # a malformed lever fails before the GPU is touched
         lever_argv(lever)
+    levers = {lever: eval_lever(lever) for lever in eval_levers(args)}
     try:
         device = resolve_device("cuda").name
     except ValueError:
@@ -127,18 +167,25 @@ def run_gpu(args: argparse.Namespace) -> int:
     result = {"machine": report.machine(), "device": gpu.device_name(device), "eval": [], "grpo": None}
     tasks = gpu.eval_tasks(args.eval_tasks)
     for batch in args.eval_batch or [64, 256]:
-        for static in ([False, True] if args.static_cache else [False]):
-            row = gpu.measure_eval(args.model, device=device, tasks=tasks, batch_size=batch,
-                                   max_new_tokens=args.max_new_tokens, static_cache=static)
-            result["eval"].append(row.to_dict())
-            print(gpu.text({"device": result["device"], "eval": [result["eval"][-1]]}).splitlines()[-1], flush=True)
+        default = gpu.measure_eval(args.model, device=device, tasks=tasks, batch_size=batch,
+                                   max_new_tokens=args.max_new_tokens)
+        rows = [(None, default)] + [
+            (lever, gpu.measure_eval(args.model, device=device, tasks=tasks, batch_size=batch,
+                                     max_new_tokens=args.max_new_tokens, **settings))
+            for lever, settings in levers.items()]
+        for lever, row in rows:
+            reported = {"lever": lever, **row.to_dict()} if lever else row.to_dict()
+            if lever:
+                reported["vs_default"] = gpu.differences(row, default)
+            result["eval"].append(reported)
+            print(gpu.text({"device": result["device"], "eval": [reported]}).splitlines()[-1], flush=True)
     if not args.no_grpo:
         model = None if args.model == "default" else args.model
         result["grpo"] = gpu.measure_grpo(args.grpo_recipe, model=model, steps=args.grpo_steps, device=device).to_dict()
         result["grpo_levers"] = [
             {"lever": lever, **gpu.measure_grpo(args.grpo_recipe, model=model, steps=args.grpo_steps, device=device,
                                                 overrides=lever_argv(lever)).to_dict()}
-            for lever in args.grpo_lever]
+            for lever in grpo_levers]
     print(gpu.text(result), flush=True)
     if args.json:
         with atomic_open(args.json) as fh:

@@ -11,6 +11,8 @@ from pathlib import Path
 from rlvr.commands.common import add_out_args, open_out, out_path, parse_option_pairs, positive_int
 from rlvr.commands.errors import UsageError
 from rlvr.commands.plugins import add_plugin_arg, suites_help
+from rlvr.eval.config import DECODINGS
+from rlvr.generation.grouped_attention import ATTENTION_CHOICES, GROUPED_SDPA
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,8 +53,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", default="auto", help="transformers backend: cpu, cuda, cuda:1, auto")
     p.add_argument("--dtype", default="auto", help="float32, bfloat16, float16, auto")
     p.add_argument("--static-cache", action="store_true",
-                   help="transformers backend: static KV cache, compiled with torch.compile on CUDA (the first batch of "
-                        "each shape pays for the compilation; default off)")
+                   help="transformers backend: --decoding static")
+    p.add_argument("--decoding", choices=DECODINGS, default="dynamic",
+                   help="transformers backend: the KV cache. dynamic (default): grows as it decodes; static: "
+                        "transformers' static cache, new on every batch; fixed: one static cache kept across batches, "
+                        "short batches filled up and prompts padded to a multiple of 64 tokens, so the decoding step "
+                        "compiles once. static and fixed compile with torch.compile on CUDA (the first batch pays)")
+    p.add_argument("--attention", choices=ATTENTION_CHOICES,
+                   help=f"transformers backend: attention implementation (default: the model's own; {GROUPED_SDPA}: "
+                        "sdpa that never copies grouped key/value heads)")
     p.add_argument("--threads", type=int, help="transformers backend on CPU: torch intra-op threads (default: torch's choice)")
     p.add_argument("--no-chat-template", dest="chat_template", action="store_false",
                    help="feed raw prompt text (for base models without a chat template)")
@@ -125,7 +134,7 @@ def _config(args: argparse.Namespace):
         limit=args.limit, samples=args.samples, out=args.out, backend=args.backend, seed=args.seed,
         max_new_tokens=args.max_new_tokens, batch_size=args.batch_size, temperature=args.temperature,
         top_p=args.top_p, device=args.device, dtype=args.dtype, chat_template=args.chat_template,
-        threads=args.threads, static_cache=args.static_cache,
+        threads=args.threads, static_cache=args.static_cache, decoding=args.decoding, attention=args.attention,
         base_url=args.base_url, api_key_env=args.api_key_env, request_timeout=args.request_timeout,
         concurrency=args.concurrency, options=parse_option_pairs(args.option), tasks_file=args.tasks_file,
         overwrite=args.overwrite, progress=args.progress, plots=args.plots,

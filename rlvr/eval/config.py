@@ -7,10 +7,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rlvr.generation.grouped_attention import ATTENTION_CHOICES
+
 #: backends ``rlvr eval --backend`` accepts (``auto``: vllm on a CUDA device when installed, else transformers)
 BACKENDS = ("auto", "transformers", "vllm", "openai", "oracle", "copy-input")
 #: backends that need no model at all
 REFERENCE_BACKENDS = ("oracle", "copy-input")
+
+#: how the transformers backend keeps its KV cache: a growing cache (``dynamic``); transformers' static cache,
+#: new on every call (``static``); one static cache kept across calls, with fixed rows and padded prompt lengths
+#: (``fixed``, :mod:`rlvr.generation.fixed_shape`). transformers compiles the decoding step of the last two on CUDA.
+DECODINGS = ("dynamic", "static", "fixed")
 
 #: fields that change what a completion would be: a resumed run must agree on all of them
 GENERATION_FIELDS = (
@@ -33,8 +40,9 @@ class EvalConfig:
     number of rollouts per task (greedy decoding when 1, sampling otherwise). ``backend="auto"`` is
     resolved here (:func:`rlvr.eval.backends.resolve_backend`), so the config always names a real one.
     ``sort_by_length``: batch the tasks longest prompt first (less padding; results come back in task
-    order and the greedy text is the same). ``static_cache``: the transformers backend's static KV cache,
-    compiled on CUDA (see :class:`~rlvr.eval.backends.hf.TransformersBackend`).
+    order and the greedy text is the same). ``decoding`` (``dynamic``, ``static``, ``fixed``) and ``attention``:
+    how the transformers backend keeps its KV cache and which attention it runs (see
+    :class:`~rlvr.eval.backends.hf.TransformersBackend`); ``static_cache`` is ``decoding="static"``.
     """
 
     model: str = "default"
@@ -65,8 +73,16 @@ class EvalConfig:
     plots: bool = True
     sort_by_length: bool = True
     static_cache: bool = False
+    decoding: str = "dynamic"
+    attention: str | None = None
 
     def __post_init__(self) -> None:
+        if self.static_cache and self.decoding == "dynamic":
+            self.decoding = "static"
+        if self.decoding not in DECODINGS:
+            raise EvalConfigError(f"unknown decoding {self.decoding!r}; choose one of {list(DECODINGS)}")
+        if self.attention is not None and self.attention not in ATTENTION_CHOICES:
+            raise EvalConfigError(f"unknown attention {self.attention!r}; choose one of {list(ATTENTION_CHOICES)}")
         if self.splits is not None:
             self.splits = tuple(self.splits)
         if self.backend not in BACKENDS:

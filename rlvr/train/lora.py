@@ -15,7 +15,7 @@ from typing import Any
 @dataclass
 class AdapterArguments:
     """The adapter's place in the model (``lora_layers``: the RL stage's and the control arm's) and how RL samples
-    from it (``generate_merged``)."""
+    from it (``generate_merged``, ``compile_generation``)."""
 
     lora_layers: str | None = field(
         default=None,
@@ -28,10 +28,18 @@ class AdapterArguments:
                           "its weights, refreshed before every generation (no LoRA matmuls per decoded token; one "
                           "process, no vLLM)"},
     )
+    compile_generation: bool = field(
+        default=False,
+        metadata={"help": "with generate_merged: sample through one static KV cache kept across generate calls "
+                          "(rlvr.generation.fixed_shape), so transformers compiles the decoding step once on a GPU "
+                          "(TRL turns compilation off for its own calls); off on CPU, where it is slower"},
+    )
 
     def __post_init__(self) -> None:
         if self.lora_layers is not None:
             parse_layers(self.lora_layers, None)  # a malformed value fails when the recipe is parsed
+        if self.compile_generation and not self.generate_merged:
+            raise ValueError("compile_generation samples from the merged copy: set generate_merged: true as well")
 
 
 def parse_layers(spec: str | None, num_layers: int | None) -> list[int] | None:

@@ -15,6 +15,8 @@ import copy
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+from rlvr.generation.fixed_shape import FixedShapeDecoder, compile_config, fixed_shape_generate
+
 
 def adapted_modules(peft_model: Any) -> dict[str, Any]:
     """``{name: module}`` of the PEFT model's LoRA-adapted layers, by their name in the base model."""
@@ -88,9 +90,13 @@ def can_merge_generation(trainer: Any) -> bool:
 
 class MergedGenerationHooks:
     """Mixin for a TRL GRPO/RLOO trainer: set ``rlvr_merged_generation`` True before training to sample from a
-    :class:`MergedCopy` (built on first use, refreshed once per optimizer step)."""
+    :class:`MergedCopy` (built on first use, refreshed once per optimizer step), and ``rlvr_fixed_shape_generation``
+    as well to sample through one kept static cache (:func:`rlvr.generation.fixed_shape.fixed_shape_generate`;
+    compiled on a GPU, or anywhere with ``rlvr_generation_compile_backend``)."""
 
     rlvr_merged_generation: bool = False
+    rlvr_fixed_shape_generation: bool = False
+    rlvr_generation_compile_backend: Any = None
     _rlvr_merged: MergedCopy | None = None
 
     def _generate_single_turn(self, *args: Any, **kwargs: Any):  # noqa: D102 - TRL hook
@@ -98,6 +104,11 @@ class MergedGenerationHooks:
             return super()._generate_single_turn(*args, **kwargs)
         if self._rlvr_merged is None:
             self._rlvr_merged = MergedCopy(self.accelerator.unwrap_model(self.model), dtype=sampling_dtype(self.args))
+            if self.rlvr_fixed_shape_generation:
+                decoder = FixedShapeDecoder(self._rlvr_merged.model, pad_token_id=self.generation_config.pad_token_id,
+                                            compile=compile_config(self.rlvr_generation_compile_backend),
+                                            inference_mode=False)
+                fixed_shape_generate(self._rlvr_merged.model, decoder)
         self._rlvr_merged.refresh(version=self.state.global_step)
         with swapped_generation_model(self, self._rlvr_merged.model):
             return super()._generate_single_turn(*args, **kwargs)

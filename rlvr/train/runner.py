@@ -230,6 +230,7 @@ def build_trainer(
         if not can_merge_generation(trainer):
             raise ValueError("generate_merged needs a LoRA adapter (use_peft), one process and no vLLM")
         trainer.rlvr_merged_generation = True
+        trainer.rlvr_fixed_shape_generation = bool(adapter.compile_generation)
     use_compact_console(trainer, all_callbacks)
     return trainer
 

@@ -26,12 +26,15 @@ def build_tiny_model(
     num_heads: int = 4,
     intermediate_size: int = 64,
     num_kv_heads: int | None = None,
+    tie_embeddings: bool = True,
     seed: int = 0,
     overwrite: bool = False,
 ) -> str:
     """Build (or reuse) a tiny Llama-style causal LM at ``path``; returns ``path`` as a string.
 
     ``num_kv_heads`` below ``num_heads`` gives grouped key/value heads, as SmolLM2 has (default: as many).
+    ``tie_embeddings=False`` gives the output layer its own random weights: tied ones make a random model
+    repeat the prompt's last token, so its greedy texts hardly differ between prompts.
     The tokenizer is copied from the converted embedded model (converted first if needed).
     An existing folder built with the same settings is reused unless ``overwrite``.
     """
@@ -43,10 +46,13 @@ def build_tiny_model(
                 "intermediate_size": intermediate_size, "seed": seed}
     if num_kv_heads not in (None, num_heads):  # the key of a grouped model; an ungrouped one keeps its old key
         settings["num_kv_heads"] = int(num_kv_heads)
+    if not tie_embeddings:
+        settings["tie_embeddings"] = False
     if not overwrite and _built_with(target, settings):
         return str(target)
     tokenizer = configure_tokenizer(AutoTokenizer.from_pretrained(str(ensure_default_model())))
-    config = _tiny_config(tokenizer, hidden_size, intermediate_size, num_layers, num_heads, num_kv_heads or num_heads)
+    config = _tiny_config(tokenizer, hidden_size, intermediate_size, num_layers, num_heads, num_kv_heads or num_heads,
+                          tie_embeddings)
     # seed for determinism, then restore the global RNG so callers see no side effect
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
@@ -66,14 +72,14 @@ def _built_with(target: Path, settings: dict) -> bool:
 
 
 def _tiny_config(tokenizer: Any, hidden_size: int, intermediate_size: int, num_layers: int, num_heads: int,
-                 num_kv_heads: int) -> Any:
-    """A ``LlamaConfig`` of the given size over ``tokenizer``'s vocabulary, embeddings tied."""
+                 num_kv_heads: int, tie_embeddings: bool = True) -> Any:
+    """A ``LlamaConfig`` of the given size over ``tokenizer``'s vocabulary, embeddings tied unless told."""
     from transformers import LlamaConfig
 
     return LlamaConfig(
         vocab_size=len(tokenizer), hidden_size=hidden_size, intermediate_size=intermediate_size,
         num_hidden_layers=num_layers, num_attention_heads=num_heads, num_key_value_heads=num_kv_heads,
-        max_position_embeddings=2048, tie_word_embeddings=True, bos_token_id=tokenizer.bos_token_id,
+        max_position_embeddings=2048, tie_word_embeddings=tie_embeddings, bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
     )
 

@@ -1,6 +1,7 @@
 """``rlvr bench``: a tiny run end to end (fresh processes, a real reward server) and its user errors."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -105,6 +106,17 @@ def test_the_gpu_measurements_run_on_cpu_with_a_tiny_model(tiny_model):
                                 sort_by_length=False)
     assert unsorted.sort_by_length is False and unsorted.completions_per_s > 0
     assert unsorted.texts == sorted_row.texts and len(sorted_row.texts) == 6  # the same greedy answers, in task order
+    fixed = gpu.measure_eval(tiny_model, device="cpu", tasks=tasks, batch_size=4, max_new_tokens=4, threads=1,
+                             decoding="fixed", compile_backend="eager")
+    assert fixed.decoding == "fixed" and fixed.warmup_s > 0 and fixed.load_s > 0 and fixed.texts == sorted_row.texts
+    change = gpu.differences(fixed, sorted_row)
+    assert change == {"texts_differ": 0.0, "verdicts_differ": 0.0, "em_change": 0.0, "paired_se": 0.0}
+    flipped = dataclasses.replace(fixed, texts=["x", *fixed.texts[1:]], correct=[True, *[False] * 5])
+    assert gpu.differences(flipped, dataclasses.replace(sorted_row, correct=[False] * 6)) == {
+        "texts_differ": round(1 / 6, 4), "verdicts_differ": round(1 / 6, 4), "em_change": round(1 / 6, 4),
+        "paired_se": round((1 / 6) ** 0.5 / 6 ** 0.5, 4)}
+    row = {"lever": "decoding=fixed", **fixed.to_dict(), "vs_default": change}
+    assert "eval [decoding=fixed]  batch    4  fixed cache" in gpu.text({"device": "cpu", "eval": [row]})
     speed = gpu.measure_grpo("quickstart_gpu", model=tiny_model, steps=2, device="cpu", overrides=[
         "--per_device_train_batch_size", "4", "--num_generations", "2", "--steps_per_generation", "1",
         "--max_completion_length", "4", "--bf16", "false", "--use_cpu", "true"])
@@ -122,8 +134,16 @@ def test_the_gpu_measurements_run_on_cpu_with_a_tiny_model(tiny_model):
 
 
 def test_a_malformed_grpo_lever_is_one_line():
-    from rlvr.commands.bench import lever_argv
+    from rlvr.commands.bench import EVAL_LEVERS, eval_lever, lever_argv
     from rlvr.commands.errors import UsageError
+
+    assert eval_lever("decoding=fixed,attention=rlvr_grouped_sdpa") == {"decoding": "fixed",
+                                                                        "attention": "rlvr_grouped_sdpa"}
+    assert all(eval_lever(lever) for lever in EVAL_LEVERS)
+    with pytest.raises(UsageError, match="unknown key 'cache'"):
+        eval_lever("cache=static")
+    with pytest.raises(UsageError, match="decoding must be one of"):
+        eval_lever("decoding=paged")
 
     assert lever_argv("generate_merged=true, lora_layers=top:8") == ["--generate_merged", "true", "--lora_layers", "top:8"]
     with pytest.raises(UsageError, match="--grpo-lever 'generate_merged': each item must look like KEY=VALUE"):

@@ -112,3 +112,48 @@ def test_the_copy_runs_the_plain_forward_in_its_own_dtype(tiny_model):
     assert sampling_dtype(Args) == torch.bfloat16
     Args.bf16 = False
     assert sampling_dtype(Args) is None
+
+
+def test_fixed_shape_sampling_equals_plain_sampling_and_compiles_once(tiny_model, graph_counter):
+    from transformers import GenerationConfig
+
+    from rlvr.generation.fixed_shape import FixedShapeDecoder, compile_config, fixed_shape_generate
+    from rlvr.train.merged_generation import MergedCopy
+
+    plain = MergedCopy(_peft_model(tiny_model, seed=3)).model
+    fixed = MergedCopy(_peft_model(tiny_model, seed=3)).model
+    counter = graph_counter
+    fixed_shape_generate(fixed, FixedShapeDecoder(fixed, pad_token_id=0, compile=compile_config(counter),
+                                                  inference_mode=False))
+    # TRL's call: sampling, compilation turned off, a fixed number of rows, prompts of changing length
+    config = GenerationConfig(max_new_tokens=6, do_sample=True, temperature=1.0, pad_token_id=0, disable_compile=True)
+    for length in (5, 9, 3):
+        ids = torch.randint(3, 200, (4, length), generator=torch.Generator().manual_seed(length))
+        mask = torch.ones_like(ids)
+        mask[0, :2] = 0  # one left-padded row
+        outs = []
+        for model in (plain, fixed):
+            torch.manual_seed(11)
+            with torch.no_grad():
+                outs.append(model.generate(input_ids=ids, attention_mask=mask, generation_config=config))
+        assert torch.equal(outs[1], outs[0]) and len(set(outs[1][:, length:].flatten().tolist())) > 3
+        assert not outs[1].is_inference()  # usable in the loss's backward pass
+    assert counter.graphs == 1 and fixed.generate.decoder.caches_built == 1
+
+
+def test_the_grpo_trainer_samples_through_fixed_shapes(tiny_model, tmp_path, make_recipe):
+    from rlvr.device import Device
+    from rlvr.train.recipe import parse_recipe
+    from rlvr.train.runner import build_trainer
+
+    config = str(make_recipe(tmp_path / "r.yaml", tiny_model, tmp_path / "out"))
+    recipe = parse_recipe(["--config", config, "--generate_merged", "true", "--compile_generation", "true",
+                           "--lora_layers", "top:1", "--max_steps", "2"], device=Device("cpu"))
+    trainer = build_trainer(recipe.task, recipe.training, recipe.model, adapter=recipe.adapter)
+    assert trainer.rlvr_fixed_shape_generation
+    trainer.train()
+    decoder = trainer._rlvr_merged.model.generate.decoder
+    assert decoder.caches_built == 1 and decoder.rows == trainer.args.generation_batch_size
+    assert trainer.state.global_step == 2
+    with pytest.raises(ValueError, match="generate_merged: true as well"):
+        parse_recipe(["--config", config, "--compile_generation", "true"], device=Device("cpu"))

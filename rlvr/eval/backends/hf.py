@@ -9,6 +9,9 @@ from typing import Any, Iterator, Sequence
 
 from rlvr.device import resolve_device
 from rlvr.eval.backends.base import Backend, BackendUnavailable, Completion
+from rlvr.eval.config import DECODINGS
+from rlvr.generation.fixed_shape import FixedShapeDecoder, compile_config
+from rlvr.generation.grouped_attention import set_attention
 from rlvr.models import load_model_and_tokenizer, quiet_checkpointing_aliases, resolve_model
 from rlvr.rng import stable_hash
 from rlvr.task import Task
@@ -58,9 +61,10 @@ class TransformersBackend(Backend):
     SmolLM2-135M-Instruct, via :func:`rlvr.models.resolve_model`). Decoding is greedy at
     temperature 0; otherwise sampling is seeded per batch from ``seed`` and the batch's task ids,
     with the global torch RNG restored afterwards. The model is prepared for generation
-    (:func:`prepare_for_generation`; an adapter is merged into the weights). ``static_cache``: a
-    static KV cache, which transformers compiles (``torch.compile``) on CUDA; off by default, since
-    the first call of each batch shape pays for the compilation.
+    (:func:`prepare_for_generation`; an adapter is merged into the weights). ``decoding``: one of
+    :data:`DECODINGS` (``static_cache=True`` is ``static``); the static ones compile the decoding step
+    (``torch.compile``) on CUDA, and on any device with ``compile_backend`` (e.g. ``"eager"``). ``attention``:
+    the model's attention implementation (:data:`rlvr.generation.grouped_attention.ATTENTION_CHOICES`; default its own).
     """
 
     name = "transformers"
@@ -80,8 +84,14 @@ class TransformersBackend(Backend):
         threads: int | None = None,
         static_cache: bool = False,
         merge_adapter: bool = True,
+        decoding: str = "dynamic",
+        attention: str | None = None,
+        compile_backend: Any = None,
     ) -> None:
         super().__init__()
+        decoding = "static" if static_cache and decoding == "dynamic" else decoding
+        if decoding not in DECODINGS:
+            raise ValueError(f"unknown decoding {decoding!r}; choose one of {list(DECODINGS)}")
         try:
             import torch
             import transformers  # noqa: F401
@@ -113,10 +123,15 @@ class TransformersBackend(Backend):
                 if merge_adapter:  # False only to measure what merging buys
                     model_obj = model_obj.merge_and_unload()
         self.adapter = adapter
-        self.model = prepare_for_generation(model_obj.to(self.device))
+        self.attention = attention
+        self.model = prepare_for_generation(set_attention(model_obj, attention).to(self.device))
         self.overlap_verification = self.device.startswith("cuda")  # the host verifies while the GPU decodes
         self._prompt_ids: dict[Any, list[int]] = {}  # token ids from prompt_lengths, used once by _encode
-        self.static_cache = bool(static_cache)
+        self.decoding = decoding
+        self.static_cache = decoding == "static"
+        self._compile = compile_config(compile_backend)
+        self.decoder = (FixedShapeDecoder(self.model, pad_token_id=tokenizer.pad_token_id, compile=self._compile)
+                        if decoding == "fixed" else None)
         self.tokenizer = tokenizer
         self.max_new_tokens = int(max_new_tokens)
         self.temperature = float(temperature)
@@ -136,8 +151,9 @@ class TransformersBackend(Backend):
             use_cache=True,
         )
         if self.static_cache:
-            # a fixed-shape KV cache; transformers compiles the forward pass for it on CUDA (not on CPU)
+            # a fixed-shape KV cache; transformers compiles the forward pass for it on CUDA (elsewhere with a backend)
             kwargs["cache_implementation"] = "static"
+            kwargs["compile_config"] = self._compile
         if self.temperature > 0:
             kwargs.update(do_sample=True, temperature=self.temperature, top_p=self.top_p)
         else:
@@ -198,9 +214,12 @@ class TransformersBackend(Backend):
         gen_config = self._generation_config(samples)
         with self._rng_kept():
             torch.manual_seed(stable_hash("rlvr-eval", self.seed, *[t.id for t in tasks]) % (2**63))
-            with torch.inference_mode():
-                out = self.model.generate(**enc, generation_config=gen_config)
-        new = out[:, enc["input_ids"].shape[1]:].cpu()
+            if self.decoder is not None:
+                new = self.decoder.generate(enc["input_ids"], enc["attention_mask"], gen_config).cpu()
+            else:
+                with torch.inference_mode():
+                    out = self.model.generate(**enc, generation_config=gen_config)
+                new = out[:, enc["input_ids"].shape[1]:].cpu()
         lengths = self._generated_lengths(new)
         rows = new.tolist()
         texts = self.tokenizer.batch_decode([row[:n] for row, n in zip(rows, lengths)], skip_special_tokens=True)
@@ -274,7 +293,7 @@ class TransformersBackend(Backend):
         return {
             "backend": self.name, "model": self.model_name, "model_path": self.model_path, "adapter": self.adapter,
             "device": self.device, "dtype": self.dtype, "parameters": sum(p.numel() for p in self.model.parameters()),
-            "static_cache": self.static_cache,
+            "static_cache": self.static_cache, "decoding": self.decoding, "attention": self.attention,
         }
 
     def close(self) -> None:
