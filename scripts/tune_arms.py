@@ -9,10 +9,11 @@ Each ``--try`` is one candidate: recipe fields (``KEY=VALUE``, comma-separated) 
 (``--recipe``, default ``quickstart``). Every candidate starts from the same warm-started model (the merged
 folder an earlier ``rlvr quickstart`` wrote), trains the arm the quickstart would train (``rl``: the
 recipe's GRPO/RLOO stage; ``control``: its control arm, as many steps as ``max_steps``; ``warm``: nothing, the
-reference both arms start from), and is scored greedily
-on the tuning set only (``--tuning-set SPLIT:SIZE``, default ``valid:100``, in the recipe's prompts and eval
-seed): no test split is scored, so the choice never sees a split a claim is tested on. Prints one line per candidate (exact match, reward, minutes) and
-writes ``tuning.json`` into ``--out``.
+reference both arms start from); ``warm_start`` makes that model: the recipe's warm start from its base model,
+trained with ``--seed`` into ``OUT/tryN/warm_start/merged`` (``--warm`` is not read). Each is scored greedily
+on the tuning set only (``--tuning-set NAME[:SIZE]``: a recipe's tuning set such as ``train_tune``, or a
+``valid*``/``train*`` split; default ``valid:100``; in the recipe's prompts and eval seed): no test split is scored, so the choice never sees a split a claim is tested on. Prints one line per
+candidate (exact match, reward, minutes) and writes ``tuning.json`` into ``--out``.
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ from rlvr.files import atomic_open  # noqa: E402
 from rlvr.quickstart.claims import is_tuning_split  # noqa: E402
 from rlvr.quickstart.evaluation import Evaluator  # noqa: E402
 from rlvr.quickstart.plan import QuickstartOptions, make_plan  # noqa: E402
-from rlvr.quickstart.training import rl_stage, train_control, trained_adapter  # noqa: E402
+from rlvr.quickstart.training import rl_stage, train_control, trained_adapter, warm_start  # noqa: E402
 
 
 def candidate_argv(spec: str) -> list[str]:
@@ -46,20 +47,28 @@ def candidate_argv(spec: str) -> list[str]:
 def score(args: argparse.Namespace, spec: str, index: int) -> dict:
     """Train one candidate from the warm-started model and score it on the tuning sets."""
     out = args.out / f"try{index}"
-    split, _, size = args.tuning_set.partition(":")
-    tuning = {split: {"split": split, "size": int(size or 100)}}
-    overrides = [*candidate_argv(spec), "--seed", str(args.seed), "--save_strategy", "no", "--report_to", "none",
-                 "--eval_sets", json.dumps(tuning)]
-    plan = make_plan(QuickstartOptions(recipe=args.recipe, output_dir=str(out), overrides=overrides,
-                                       device=resolve_device(args.device)))
-    plan.specs = {name: s for name, s in plan.specs.items() if is_tuning_split(s["split"])}
+    name, _, size = args.tuning_set.partition(":")
+    overrides = [*candidate_argv(spec), "--seed", str(args.seed), "--save_strategy", "no", "--report_to", "none"]
+    options = QuickstartOptions(recipe=args.recipe, output_dir=str(out), overrides=overrides,
+                                device=resolve_device(args.device))
+    # a recipe's own tuning set by its name (e.g. the molecules recipe's train_tune), else a split by its name
+    own = make_plan(options).specs.get(name, {})
+    tuning = {name: {"split": own.get("split", name), "size": int(size or own.get("size", 100))}}
+    options.overrides = [*overrides, "--eval_sets", json.dumps(tuning)]
+    plan = make_plan(options)
+    plan.specs = {n: s for n, s in plan.specs.items() if is_tuning_split(s["split"])}
     if not plan.specs:
         raise SystemExit(f"--tuning-set {args.tuning_set!r} is not a tuning split (valid* or train*)")
-    plan.recipe.model.model_name_or_path = str(args.warm)
+    if args.arm != "warm_start":
+        plan.recipe.model.model_name_or_path = str(args.warm)
     out.mkdir(parents=True, exist_ok=True)
     evaluator = Evaluator.for_plan(plan)
     t0 = time.time()
-    if args.arm == "warm":  # the reference both arms start from, untrained
+    if args.arm == "warm_start":  # the warm start itself, from the base model; scored on the tuning set only
+        stage, _ = warm_start(plan, evaluator)
+        if stage is None:
+            raise SystemExit(f"error: recipe {args.recipe!r} has no warm start (sft_steps: 0)")
+    elif args.arm == "warm":  # the reference both arms start from, untrained
         stage = evaluator.stage("eval_warm", "the warm-started model", str(args.warm))
     elif args.arm == "control":
         result, _ = train_control(plan, int(plan.recipe.training.max_steps))
@@ -69,6 +78,8 @@ def score(args: argparse.Namespace, spec: str, index: int) -> dict:
         stage = evaluator.stage("eval_after", "the RL arm", str(args.warm), trained_adapter(plan))
     train_minutes = round((time.time() - t0 - sum(evaluator.seconds.get(k, 0.0)
                                                   for k in ("eval_warm", "eval_control", "eval_after"))) / 60, 2)
+    if args.arm == "warm_start":
+        print(f"[tune] warm-started model: {plan.recipe.model.model_name_or_path}", flush=True)
     return {"try": spec or "(recipe)", "arm": args.arm, "seed": args.seed, "train_minutes": train_minutes,
             "scores": {name: {"n": s.n, "exact_match": s.exact_match, "reward": s.reward, "format_ok": s.format_ok}
                        for name, s in stage.scores.items()}}
@@ -76,18 +87,22 @@ def score(args: argparse.Namespace, spec: str, index: int) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--warm", type=Path, required=True, help="the warm-started model (a quickstart's warm_start/merged)")
-    parser.add_argument("--arm", choices=["rl", "control", "warm"], required=True,
-                        help="rl or control: train that arm and score it; warm: score the warm-started model itself")
+    parser.add_argument("--warm", type=Path, help="the warm-started model (a quickstart's warm_start/merged); "
+                                                   "not with --arm warm_start")
+    parser.add_argument("--arm", choices=["rl", "control", "warm", "warm_start"], required=True,
+                        help="rl or control: train that arm and score it; warm: score the warm-started model itself; "
+                             "warm_start: train the recipe's warm start from its base model and score it")
     parser.add_argument("--try", dest="tries", action="append", default=[], metavar="KEY=VALUE[,KEY=VALUE]",
                         help="one candidate (repeatable); none: the recipe as written")
     parser.add_argument("--recipe", default="quickstart")
-    parser.add_argument("--tuning-set", default="valid:100", help="SPLIT:SIZE scored (a valid* or train* split)")
+    parser.add_argument("--tuning-set", default="valid:100",
+                        help="NAME[:SIZE] scored: one of the recipe's tuning sets (e.g. train_tune) or a split "
+                             "(valid* or train*; size default 100)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
-    if not (args.warm / "config.json").is_file():
+    if args.arm != "warm_start" and not (args.warm and (args.warm / "config.json").is_file()):
         print(f"error: --warm {args.warm} holds no model (config.json)", file=sys.stderr)
         return 2
     if (args.out / "tuning.json").exists():
