@@ -12,8 +12,9 @@ recipe's GRPO/RLOO stage; ``control``: its control arm, as many steps as ``max_s
 reference both arms start from); ``warm_start`` makes that model: the recipe's warm start from its base model,
 trained with ``--seed`` into ``OUT/tryN/warm_start/merged`` (``--warm`` is not read). Each is scored greedily
 on the tuning set only (``--tuning-set NAME[:SIZE]``: a recipe's tuning set such as ``train_tune``, or a
-``valid*``/``train*`` split; default ``valid:100``; in the recipe's prompts and eval seed): no test split is scored, so the choice never sees a split a claim is tested on. Prints one line per
-candidate (exact match, reward, minutes) and writes ``tuning.json`` into ``--out``.
+``valid*``/``train*`` split; default ``valid:100``; in the recipe's prompts and eval seed): no test split is
+scored, so the choice never sees a split a claim is tested on. Prints one line per candidate (exact match,
+reward, minutes) and writes ``tuning.json`` into ``--out``.
 """
 from __future__ import annotations
 

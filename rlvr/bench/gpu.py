@@ -194,11 +194,10 @@ def measure_eval(
     from rlvr.eval.backends.hf import TransformersBackend
 
     tasks = list(tasks) if tasks is not None else eval_tasks(n_tasks)
-    decoding = "static" if static_cache and decoding == "dynamic" else decoding
     t_load = time.perf_counter()
     backend = TransformersBackend(model, adapter=adapter, device=device, dtype=dtype, max_new_tokens=max_new_tokens,
-                                  temperature=0.0, threads=threads, merge_adapter=merge_adapter, decoding=decoding,
-                                  attention=attention, compile_backend=compile_backend)
+                                  temperature=0.0, threads=threads, merge_adapter=merge_adapter, static_cache=static_cache,
+                                  decoding=decoding, attention=attention, compile_backend=compile_backend)
     load_s = time.perf_counter() - t_load
     try:
         order = backend.batching_order(tasks) if sort_by_length else list(range(len(tasks)))
@@ -222,11 +221,11 @@ def measure_eval(
         correct = [bool(verify(t, text).correct) for t, text in zip(tasks, in_order)]
         return EvalSpeed(
             device=backend.device, dtype=backend.dtype, batch_size=batch_size, max_new_tokens=max_new_tokens,
-            tasks=len(tasks), static_cache=decoding == "static", sort_by_length=sort_by_length,
+            tasks=len(tasks), static_cache=backend.static_cache, sort_by_length=sort_by_length,
             adapter_merged=bool(adapter) and merge_adapter,
             seconds=round(seconds, 3), completions_per_s=round(len(tasks) / seconds, 2),
             tokens_per_s=round(tokens / seconds, 1), mean_tokens=round(tokens / max(1, len(tasks)), 1),
-            utilisation=util.summary(), decoding=decoding, attention=attention, load_s=round(load_s, 3),
+            utilisation=util.summary(), decoding=backend.decoding, attention=attention, load_s=round(load_s, 3),
             warmup_s=round(warmup_s, 3), em=round(sum(correct) / max(1, len(correct)), 4), texts=in_order,
             correct=correct,
         )

@@ -51,7 +51,8 @@ class FillerRowsDone:
 def fixed_shape_generate(model: Any, decoder: "FixedShapeDecoder") -> Any:
     """``model`` whose ``generate(input_ids=..., attention_mask=..., generation_config=...)`` runs through
     ``decoder`` and returns prompt and new tokens, as ``generate`` does (the call TRL's RL sampling makes); a call
-    with anything else goes to the model's own ``generate``."""
+    with anything else goes to the model's own ``generate``. The tokens are joined outside inference mode, so the
+    result is an ordinary tensor that a loss's backward pass may use."""
     import torch
 
     plain = model.generate
@@ -75,9 +76,8 @@ class FixedShapeDecoder:
     """
 
     def __init__(self, model: Any, *, pad_token_id: int, length_multiple: int = LENGTH_MULTIPLE,
-                 compile: Any = None, inference_mode: bool = True) -> None:
+                 compile: Any = None) -> None:
         self.model = model
-        self.inference_mode = bool(inference_mode)  # False where the ids feed a backward pass (RL sampling)
         self.length_multiple = max(1, int(length_multiple))
         self.pad_token_id = int(pad_token_id)
         self.compile = compile
@@ -91,7 +91,7 @@ class FixedShapeDecoder:
 
     def generate(self, input_ids: Any, attention_mask: Any, generation_config: Any) -> Any:
         """The new tokens of each real row (``samples`` consecutive rows per prompt, as ``generate`` returns them),
-        from a left-padded batch; runs under ``torch.inference_mode`` (``torch.no_grad`` without ``inference_mode``).
+        from a left-padded batch; runs under ``torch.inference_mode``, so they are inference tensors.
         The cache keeps room for the padded prompt and ``generation_config.max_new_tokens``; filler rows count as
         finished from the start, so they never keep the batch decoding."""
         import torch

@@ -25,7 +25,7 @@ replacement: the training-reward curve that selection does not inflate) and the 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
 from rlvr.answer import completion_text
@@ -73,12 +73,12 @@ class DynamicSamplingConfig:
             return None
         if config is True:
             return cls()
+        keys = ", ".join(f.name for f in fields(cls))
         if not isinstance(config, Mapping):
-            raise ValueError("dynamic_sampling must be true/false or a mapping {enabled, max_rounds, max_groups, fixed_size}")
-        unknown = sorted(set(config) - {"enabled", "max_rounds", "max_groups", "fixed_size"})
+            raise ValueError(f"dynamic_sampling must be true/false or a mapping {{{keys}}}")
+        unknown = sorted(set(config) - {f.name for f in fields(cls)})
         if unknown:
-            raise ValueError(f"dynamic_sampling: unknown key(s) {unknown}; allowed: enabled, max_rounds, max_groups, "
-                             "fixed_size")
+            raise ValueError(f"dynamic_sampling: unknown key(s) {unknown}; allowed: {keys}")
         cfg = cls(**dict(config))
         return cfg if cfg.enabled else None
 

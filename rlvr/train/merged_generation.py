@@ -106,8 +106,7 @@ class MergedGenerationHooks:
             self._rlvr_merged = MergedCopy(self.accelerator.unwrap_model(self.model), dtype=sampling_dtype(self.args))
             if self.rlvr_fixed_shape_generation:
                 decoder = FixedShapeDecoder(self._rlvr_merged.model, pad_token_id=self.generation_config.pad_token_id,
-                                            compile=compile_config(self.rlvr_generation_compile_backend),
-                                            inference_mode=False)
+                                            compile=compile_config(self.rlvr_generation_compile_backend))
                 fixed_shape_generate(self._rlvr_merged.model, decoder)
         self._rlvr_merged.refresh(version=self.state.global_step)
         with swapped_generation_model(self, self._rlvr_merged.model):

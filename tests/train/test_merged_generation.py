@@ -123,8 +123,7 @@ def test_fixed_shape_sampling_equals_plain_sampling_and_compiles_once(tiny_model
     plain = MergedCopy(_peft_model(tiny_model, seed=3)).model
     fixed = MergedCopy(_peft_model(tiny_model, seed=3)).model
     counter = graph_counter
-    fixed_shape_generate(fixed, FixedShapeDecoder(fixed, pad_token_id=0, compile=compile_config(counter),
-                                                  inference_mode=False))
+    fixed_shape_generate(fixed, FixedShapeDecoder(fixed, pad_token_id=0, compile=compile_config(counter)))
     # TRL's call: sampling, compilation turned off, a fixed number of rows, prompts of changing length
     config = GenerationConfig(max_new_tokens=6, do_sample=True, temperature=1.0, pad_token_id=0, disable_compile=True)
     for length in (5, 9, 3):
