@@ -1,8 +1,9 @@
 """Where a model runs and in which dtype: decided once, by :func:`resolve_device`, and passed down.
 
 Commands resolve ``--device`` here and hand the :class:`Device` to training and evaluation; nothing
-below a command probes the hardware again. :func:`accelerator` is the one function in rlvr that asks
-torch which accelerator it sees (torch is imported there, lazily, so ``import rlvr`` stays light).
+below a command probes the hardware again. This is the one module that asks torch about CUDA:
+:func:`accelerator` (which accelerator it sees) and :func:`cuda_devices_in_use` (which CUDA devices this
+process has initialised); torch is imported there, lazily, so ``import rlvr`` stays light.
 """
 from __future__ import annotations
 
@@ -58,6 +59,14 @@ def accelerator() -> str | None:
     if mps is not None and mps.is_available():
         return "mps"
     return None
+
+
+def cuda_devices_in_use() -> list[int]:
+    """The indices of the CUDA devices whose random state this process may have touched: every visible one
+    once CUDA is initialised, none before (asking initialises nothing)."""
+    import torch
+
+    return list(range(torch.cuda.device_count())) if torch.cuda.is_initialized() else []
 
 
 def resolve_device(requested: str = "auto", dtype: str = "auto", *, found: str | None | bool = False) -> Device:

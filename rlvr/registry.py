@@ -20,8 +20,10 @@ its own families, never the others.
 """
 from __future__ import annotations
 
+import difflib
 import importlib
 import logging
+import re
 from importlib import metadata
 from typing import Any, Iterator, Mapping
 
@@ -50,6 +52,10 @@ DEFAULT_MIX = "stoich.t1,stoich.t2,mol.count,mol.index"
 DEFAULT_ENV_MIX = "stoich.t2"
 
 
+#: a family name's shape: ``group.short``
+_FAMILY_NAME = re.compile(r"[A-Za-z_][\w-]*\.[\w.-]+")
+
+
 def _prefix(name: str) -> str:
     return name.split(".", 1)[0]
 
@@ -59,6 +65,7 @@ class Registry:
 
     def __init__(self, providers: Mapping[str, str], entry_point_group: str | None = None) -> None:
         self._providers = [(key.rstrip("."), module) for key, module in providers.items()]
+        self._builtin = {module for _, module in self._providers}  # the providers given, not entry points
         self._entry_point_group = entry_point_group
         self._entry_points_read = entry_point_group is None
         self._loaded: dict[str, dict[str, FamilySpec]] = {}
@@ -130,9 +137,23 @@ class Registry:
         if not isinstance(spec, FamilySpec):
             raise TypeError(f"register_family takes a FamilySpec, got {type(spec).__name__}")
         if not replace and (spec.name in self._runtime or self._provided(spec.name)):
-            raise ValueError(f"task family {spec.name!r} is already registered (pass replace=True to override it)")
+            raise ValueError(self.clash_message(spec.name))
         self._runtime[spec.name] = spec
         return spec
+
+    def _origin(self, name: str) -> str:
+        if name in self._runtime:
+            return "registered at run time by another module"
+        module = next((m for m, specs in self._loaded.items() if name in specs), None)
+        return f"built in, from {module}" if module in self._builtin else f"from the installed package's module {module}"
+
+    def clash_message(self, name: str) -> str:
+        """The one line for a family registered under a name already taken: where that name comes from and
+        how to rename."""
+        short = name.split(".", 1)[-1]
+        return (f"task family {name!r} is already registered ({self._origin(name)}): give yours a name of its own "
+                f"in its FamilySpec, with a group prefix of your own (e.g. name='mine.{short}'); in Python, "
+                f"register_family(spec, replace=True) overrides the existing one instead")
 
     def unregister(self, name: str) -> None:
         """Remove a family registered at run time (``KeyError`` otherwise)."""
@@ -149,8 +170,25 @@ class Registry:
                       if key in (name, _prefix(name)) and module in self._failed]
             if broken:
                 raise KeyError(f"task family {name!r} is unavailable: its provider failed to import: {'; '.join(broken)}")
-            raise KeyError(f"unknown task family {name!r}; known families: {self.names()}")
+            raise KeyError(self.unknown_message(name))
         return spec
+
+    def unknown_message(self, name: str) -> str:
+        """The one line for a name no family has: the known families, a close name, the providers that
+        failed to import, and for a ``group.short`` name with no close match how a plugin's family is found."""
+        known = self.names()
+        message = f"unknown task family {name!r}; known families: {known}"
+        close = difflib.get_close_matches(str(name), known, n=1, cutoff=0.8)
+        if close:
+            message += f"; did you mean {close[0]!r}?"
+        elif _FAMILY_NAME.fullmatch(str(name)):
+            message += ("; a family from a plugin is known only once its module is loaded: pass --plugin "
+                        "MODULE_OR_FILE to the command (rlvr.registry.register_family in Python), and a built-in "
+                        "family needs its line in rlvr.registry.PROVIDERS")
+        if self._failed:
+            failed = "; ".join(f"{module} ({why})" for module, why in self._failed.items())
+            message += f"; providers that failed to import: {failed}"
+        return message
 
     def specs(self) -> list[FamilySpec]:
         """Every family, provided ones in provider order, then those registered at run time."""

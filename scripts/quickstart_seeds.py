@@ -2,16 +2,17 @@
 
     python scripts/quickstart_seeds.py outputs/qs-seed0 outputs/qs-seed1 outputs/qs-seed2
 
-Prints first each run's primary test (declared in its recipe) and the seeds pooled over tasks (each task's
-mean change across the runs from the primary test's reference arm to the final model: the control arm when
-the run has one, else the warm start; exact sign test: the unit is the task, so a task scored in three runs
-counts once); then per run and split exact match at each stage (base, warm start, control, final) with its
-standard error, the exact McNemar p-values of base -> final, of warm start -> final and of control -> final,
-the exact Wilcoxon signed-rank p-value of warm start -> final on per-task reward, reward and format (p-values
-uncorrected there: summary.json's ``secondary`` holds the Holm-corrected ones); the training-reward trend
-of each run (descriptive); the run's time; then what the final answers get wrong: no answer, a species
-wrong, every count scaled by one wrong number of runs n, or at least one coefficient x n miscomputed.
-Runs made with ``--eval-every N`` add the RL stage against its step budget (``--budget-plot PATH`` draws it).
+Reads the stages each run had (the base model, the warm start, then its arms: ``rl``, ``control``, ``rft``, ...)
+from its ``summary.json`` (summaries written before arms were data are read too). Prints each run's primary
+test (declared in its recipe, with the arm ahead and its power) and the seeds pooled over tasks on the primary
+test's pair (each task's mean change across the runs; exact sign test: the unit is the task); the declared
+secondaries with their Holm-adjusted p; then per run and split exact match at each stage with its standard
+error and the treated arm's McNemar tests against every other stage (uncorrected there); each arm's budget
+(optimizer steps, trained completions and tokens, generated tokens, minutes); pass@1 / pass@k, retention and
+KL where the run measured them; the training-reward trend (descriptive); each run's time; then what the
+treated arm's answers get wrong: no answer, a species wrong, every count scaled by one wrong number of runs n,
+or at least one coefficient x n miscomputed. Runs made with ``--eval-every N`` add the RL stage against its
+step budget (``--budget-plot PATH`` draws it).
 """
 
 from __future__ import annotations
@@ -28,13 +29,15 @@ from rlvr.eval.layouts import against_common_answers, common_answers, task_group
 from rlvr.eval.stats import pooled_task_sign_test, sign_test_p_value
 from rlvr.eval.suites import SPLIT_GROUPS
 from rlvr.task import answer_key, load_tasks
-from rlvr.quickstart.claims import is_tuning_split
-from rlvr.quickstart.scores import per_task_correct
+from rlvr.quickstart.claims import LEGACY_PRIMARY, is_tuning_split, label
+from rlvr.quickstart.scores import from_legacy, per_task_correct
 from rlvr.quickstart.step_scan import em_change_in_se, plot_budget, trend_summary
 from rlvr.quickstart.trend import reward_trend
 from rlvr.train.plots import load_log_history
 
 SPLITS = ("in", "cross", "out")
+#: the folders stages were scored into before arms were data
+LEGACY_FOLDERS = {"base": "eval_before", "rl": "eval_after"}
 
 
 def _pct(x: float | None) -> str:
@@ -47,99 +50,172 @@ def _p(p: float | None) -> str:
     return f"{p:.2g}" if p >= 1e-3 else f"{p:.0e}"
 
 
+def normalized(summary: dict) -> dict:
+    """A ``summary.json`` in today's shape: split rows with ``stages`` and ``tests``, the run's ``stages`` and
+    ``treated`` arm, the primary test's ``reference`` and ``treated`` (older summaries: converted)."""
+    out = dict(summary)
+    out["splits"] = {k: from_legacy(v) for k, v in (summary.get("splits") or {}).items()}
+    if "stages" not in out:
+        seen = [s for row in out["splits"].values() for s in row["stages"]]
+        out["stages"] = [s for s in ("base", "warm", "rl", "control") if s in seen]
+    out.setdefault("treated", "rl")
+    primary = dict(out.get("primary") or {})
+    if primary and "reference" not in primary and primary.get("stage") in LEGACY_PRIMARY:
+        primary["reference"], primary["treated"] = LEGACY_PRIMARY[primary["stage"]]
+    out["primary"] = primary or None
+    return out
+
+
+def stage_dir(folder: Path, stage: str) -> Path:
+    """The folder a run scored ``stage`` into (``eval_<stage>``; older runs: ``eval_before``, ``eval_after``)."""
+    own = folder / f"eval_{stage}"
+    legacy = folder / LEGACY_FOLDERS.get(stage, own.name)
+    return own if own.is_dir() or not legacy.is_dir() else legacy
+
+
 def primary_table(runs: list[tuple[str, dict]]) -> str:
-    """Per run: the recipe's declared primary test and how many secondary tests pass after Holm's correction."""
-    lines = ["| seed | primary test (declared in the recipe) | +/− of n | p | significant | secondary tests with Holm p < alpha |",
-             "|---|---|---|---|---|---|"]
+    """Per run: the recipe's declared primary test, the arm ahead, the difference detectable at 80 % power, and
+    the secondaries below alpha after Holm's correction."""
+    lines = ["| seed | primary test (declared in the recipe) | +/− of n | p | significant | ahead | detectable at 80 % power "
+             "| secondary tests with Holm p < alpha |", "|---|---|---|---|---|---|---|---|"]
     for name, summary in runs:
         p = summary.get("primary")
         if not p:
             continue
-        strong = [f"{s['name']} ({_p(s['p_holm'])})" for s in summary.get("secondary", []) if s["p_holm"] < p["alpha"]]
-        lines.append(f"| {summary.get('seed', name)} | {p['stage']} / {p['test']} / {p['split']} | +{p['up']} −{p['down']} of {p['n']} "
-                     f"| {_p(p['p_value'])} | {'yes' if p['significant'] else 'no'} at {p['alpha']:g} | {', '.join(strong) or 'none'} |")
+        strong = [f"{s['name']} ({_p(s['p_holm'])})" for s in summary.get("secondary", [])
+                  if s.get("p_holm") is not None and s["p_holm"] < p["alpha"]]
+        power = p.get("power") or {}
+        detect = "–" if power.get("detectable_difference") is None else f"{100 * power['detectable_difference']:.1f} points"
+        ahead = label(p["ahead"]) if p.get("ahead") else ("tie" if "ahead" in p else "–")
+        lines.append(f"| {summary.get('seed', name)} | {label(p['reference'])} → {label(p['treated'])} / {p['test']} / {p['split']} "
+                     f"| +{p['up']} −{p['down']} of {p['n']} | {_p(p['p_value'])} | {'yes' if p['significant'] else 'no'} at "
+                     f"{p['alpha']:g} | {ahead} | {detect} | {', '.join(strong) or 'none'} |")
     return "\n".join(lines) if len(lines) > 2 else ""
 
 
+def secondary_table(runs: list[tuple[str, dict]]) -> str:
+    """Every declared secondary of every run: +/−, p, Holm p, the stage ahead (``seed0 / seed1 / ...``)."""
+    names = list(dict.fromkeys(s["name"] for _, summary in runs for s in summary.get("secondary", [])))
+    if not names:
+        return ""
+    lines = ["| secondary test | +/− | p | Holm p | ahead |", "|---|---|---|---|---|"]
+    for test in names:
+        cells = [next((s for s in summary.get("secondary", []) if s["name"] == test), None) for _, summary in runs]
+        def join(f):  # noqa: ANN001 - one cell per run
+            return " / ".join("–" if c is None else f(c) for c in cells)
+        counts = join(lambda c: f"+{c['up']} −{c['down']}")
+        ahead = join(lambda c: label(c["ahead"]) if c.get("ahead") else "tie")
+        lines.append(f"| {test} | {counts} | {join(lambda c: _p(c['p_value']))} | {join(lambda c: _p(c['p_holm']))} | {ahead} |")
+    return "\n".join(lines)
+
+
 def stage_correct(folder: Path, stage: str, group: str) -> dict[str, bool] | None:
-    """``{task id: right}`` of one stage's answers (``eval_warm``, ``eval_after``, ``eval_step<N>``) on a split
-    group, from the run's ``<stage>/records.json``; None when the run has no such file."""
-    path = folder / stage / "records.json"
+    """``{task id: right}`` of one stage's answers (``warm``, ``rl``, ``control``, ``step18``, ...) on a split group,
+    from the run's ``eval_<stage>/records.json``; None when the run has no such file."""
+    path = stage_dir(folder, stage) / "records.json"
     if not path.is_file():
         return None
     return per_task_correct(json.loads(path.read_text())).get(group, {})
 
 
 def pooled_rows(folders: list[Path], group: str = "in", stages: list[str] | None = None,
-                reference: str = "eval_warm") -> dict | None:
-    """Seeds pooled over tasks, ``reference`` (the warm start, or ``eval_control``) -> each run's stage
-    (``stages``, default ``eval_after``) on ``group``: :func:`rlvr.eval.stats.pooled_task_sign_test` over the
-    runs' records (None unless every run has both)."""
-    warm = [stage_correct(f, reference, group) for f in folders]
-    after = [stage_correct(f, st, group) for f, st in zip(folders, stages or ["eval_after"] * len(folders))]
-    if len(folders) < 2 or any(m is None for m in warm + after):
+                reference: str = "warm") -> dict | None:
+    """Seeds pooled over tasks, ``reference`` (a stage: ``warm``, ``control``, ...) -> each run's stage (``stages``,
+    default ``rl``) on ``group``: :func:`rlvr.eval.stats.pooled_task_sign_test` over the runs' records (None unless
+    every run has both)."""
+    before = [stage_correct(f, reference, group) for f in folders]
+    after = [stage_correct(f, st, group) for f, st in zip(folders, stages or ["rl"] * len(folders))]
+    if len(folders) < 2 or any(m is None for m in before + after):
         return None
-    t = pooled_task_sign_test(warm, after)  # type: ignore[arg-type]
+    t = pooled_task_sign_test(before, after)  # type: ignore[arg-type]
     if t.n_tasks == 0:  # the runs share no task of this split group
         return None
     return {"n_tasks": t.n_tasks, "runs": t.runs, "improved": t.improved, "worsened": t.worsened,
             "mean_change": t.mean_change, "p_value": t.p_value}
 
 
-def pooled_line(pooled: dict | None, split: str = "test_in", reference: str = "warm start") -> str:
+def pooled_line(pooled: dict | None, split: str = "test_in", reference: str = "warm start", treated: str = "RL") -> str:
     """One sentence for the pooled-over-tasks test (empty without one)."""
     if not pooled:
         return ""
-    return (f"seeds pooled over tasks ({split}, {reference} -> final, {pooled['runs']} runs, {pooled['n_tasks']} tasks; "
+    return (f"seeds pooled over tasks ({split}, {reference} -> {treated}, {pooled['runs']} runs, {pooled['n_tasks']} tasks; "
             f"secondary): {pooled['improved']} tasks improved on average, {pooled['worsened']} got "
             f"worse, mean change {100 * pooled['mean_change']:+.1f} points, exact sign test p = {_p(pooled['p_value'])}")
 
 
 def results_table(runs: list[tuple[str, dict]]) -> str:
-    """One row per run and split: EM base / warm / final (± SE), the base -> final test, the RL stage's
-    two tests (exact McNemar on EM, Wilcoxon signed-rank on per-task reward), reward at each stage."""
-    header = ("| seed | split | n | EM % base | EM % warm start | EM % control | EM % final | p base→final (EM) "
-              "| RL alone: EM, p (McNemar) | RL vs control: EM, p (McNemar) | RL alone: reward, p (Wilcoxon) "
-              "| reward % base → warm → final | format % base → warm → final |")
-    lines = [header, "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    """One row per run and split: exact match at every stage (± SE) and the treated arm's exact McNemar test
+    against every other stage (+/−, p uncorrected)."""
+    lines = []
     for name, summary in runs:
+        stages, treated = summary["stages"], summary["treated"]
+        refs = [s for s in stages if s != treated]
+        if not lines:
+            lines = ["| seed | split | n | " + " | ".join(f"EM % {label(s)}" for s in stages) + " | "
+                     + " | ".join(f"{label(r)} → {label(treated)}: +/−, p" for r in refs) + " |",
+                     "|---" * (3 + len(stages) + len(refs)) + "|"]
         for split in [k for k in SPLITS if k in summary["splits"]] + sorted(set(summary["splits"]) - set(SPLITS)):
-            s = {"em_warm": None, "em_se_warm": None, "gained_rl": "–", "lost_rl": "–", "p_value_rl": None,
-                 "f1_warm": None, "format_warm": None, "em_control": None, "em_se_control": None,
-                 "gained_vs_control": "–", "lost_vs_control": "–", "p_value_vs_control": None, **summary["splits"][split]}
-            reward_rl = (f"{s['better_rl']} up / {s['worse_rl']} down, {_p(s['reward_p_value_rl'])}"
-                         if "reward_p_value_rl" in s else "–")
-            rewards = (f"{_pct(s['reward_before'])} → {_pct(s['reward_warm'])} → {_pct(s['reward_after'])}"
-                       if s.get("reward_warm") is not None else
-                       f"{_pct(s['f1_before'])} → {_pct(s['f1_warm'])} → {_pct(s['f1_after'])}")
-            lines.append(
-                f"| {summary.get('seed', name)} | {split} | {s['n']} | {_pct(s['em_before'])} ± {_pct(s['em_se_before'])} "
-                f"| {_pct(s['em_warm'])} ± {_pct(s['em_se_warm'])} | {_pct(s['em_control'])} ± {_pct(s['em_se_control'])} "
-                f"| {_pct(s['em_after'])} ± {_pct(s['em_se_after'])} "
-                f"| {_p(s['p_value'])} (+{s['gained']} −{s['lost']}) | +{s['gained_rl']} −{s['lost_rl']}, {_p(s['p_value_rl'])} "
-                f"| +{s['gained_vs_control']} −{s['lost_vs_control']}, {_p(s['p_value_vs_control'])} "
-                f"| {reward_rl} | {rewards} "
-                f"| {_pct(s['format_before'])} → {_pct(s['format_warm'])} → {_pct(s['format_after'])} |")
+            row = summary["splits"][split]
+            ems = [f"{_pct(row['stages'][s]['em'])} ± {_pct(row['stages'][s]['em_se'])}" if s in row["stages"] else "–"
+                   for s in stages]
+            tests = []
+            for ref in refs:
+                t = row["tests"].get(f"{ref}->{treated}")
+                tests.append(f"+{t['gained']} −{t['lost']}, {_p(t['p_value'])}" if t else "–")
+            lines.append(f"| {summary.get('seed', name)} | {split} | {row['n']} | " + " | ".join(ems + tests) + " |")
+    return "\n".join(lines)
+
+
+def arms_table(runs: list[tuple[str, dict]]) -> str:
+    """Per run and arm what it spent: optimizer steps, trained completions, trained and generated tokens, minutes."""
+    lines = ["| seed | arm | steps | trained completions | trained tokens | generated tokens | minutes |",
+             "|---|---|---|---|---|---|---|"]
+    count = lambda v: "–" if v is None else f"{int(round(float(v))):,}"  # noqa: E731
+    for name, summary in runs:
+        for arm, b in (summary.get("arms") or {}).items():
+            lines.append(f"| {summary.get('seed', name)} | {label(arm)} | {b.get('steps', '–')} | {count(b.get('trained_completions', b.get('rows')))} "
+                         f"| {count(b.get('trained_tokens', b.get('tokens')))} | {count(b.get('generated_tokens'))} "
+                         f"| {float(b.get('seconds') or 0) / 60:.1f} |")
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
+def measures_table(runs: list[tuple[str, dict]]) -> str:
+    """pass@1 / pass@k, retention exact match and KL from the warm start, per stage (``seed0 / seed1 / ...``)."""
+    with_any = [s for _, s in runs if any(k in s for k in ("pass_at_k", "retention", "kl"))]
+    if not with_any:
+        return ""
+    stages = list(dict.fromkeys(st for s in with_any for st in s.get("stages", [])))
+    k = next((s["pass_at_k"]["samples"] for s in with_any if "pass_at_k" in s), None)
+    cols = (["pass@1 %", f"pass@{k} %"] if k else []) + ["retention EM %", "KL per completion"]
+    lines = ["| stage | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
+    for st in stages:
+        def cell(part: str, key: str, scale: float = 100.0, fmt: str = ".0f") -> str:
+            vals = [((s.get(part) or {}).get("stages") or {}).get(st, {}).get(key) for s in with_any]
+            return " / ".join("–" if v is None else f"{scale * v:{fmt}}" for v in vals)
+        row = ([cell("pass_at_k", "pass@1"), cell("pass_at_k", f"pass@{k}")] if k else [])
+        row += [cell("retention", "em"), cell("kl", "kl_per_sequence", 1.0, ".2f")]
+        lines.append(f"| {label(st)} | " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 
 def kind_table(runs: list[tuple[str, dict]]) -> str:
-    """Right answers per kind of question (summary.json's ``by_kind``: the held-out sets), base → warm start
-    → final, ``seed0 / seed1 / ...`` (empty when no run has kinds)."""
+    """Right answers per kind of question (summary.json's ``by_kind``: the held-out sets) at every stage,
+    ``seed0 / seed1 / ...`` (empty when no run has kinds)."""
     kinds = sorted({kind for _, s in runs for kind in (s.get("by_kind") or {})})
     if not kinds:
         return ""
-    stages = ("base", "warm start", "control", "final", "most common answer")  # the last: a constant answer per kind
+    stages = list(dict.fromkeys(st for _, s in runs for cells in (s.get("by_kind") or {}).values() for st in cells
+                                if st != "most common answer")) + ["most common answer"]
     lines = ["| kind of question | n | " + " | ".join(stages) + " |", "|---" * (len(stages) + 2) + "|"]
     for kind in kinds:
         cells = [(s.get("by_kind") or {}).get(kind, {}) for _, s in runs]
-        n = " / ".join(str(c["final"][1]) if "final" in c else "–" for c in cells)
+        n = " / ".join(str(next(iter(c.values()))[1]) if c else "–" for c in cells)
         row = [" / ".join(str(c[st][0]) if st in c else "–" for c in cells) for st in stages]
         lines.append(f"| {kind} | {n} | " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 
-def reading_table(folders: list[Path]) -> str:
+def reading_table(folders: list[Path], treated: str = "rl") -> str:
     """Reading or guessing, per kind of question (held-out sets, final answers, ``seed0 / seed1 / ...``): right
     answers where the true answer is the kind's most common one, and where it is not; then per run the final
     model against the most-common-answer baseline, task by task (exact sign test on the tasks where exactly
@@ -153,7 +229,7 @@ def reading_table(folders: list[Path]) -> str:
         kinds = {t.id: task_group(t) for t in tasks}
         common = common_answers(tasks)  # the report's most-common-answer baseline, task by task
         right = {}
-        for line in (folder / "eval_after" / "verdicts.jsonl").read_text().splitlines():
+        for line in (stage_dir(folder, treated) / "verdicts.jsonl").read_text().splitlines():
             record = json.loads(line)
             right[record["task_id"]] = bool(record["rollouts"][0]["correct"])
         # per task: is the baseline (the kind's most common answer) right?
@@ -200,12 +276,12 @@ def trend_table(runs: list[tuple[str, dict]]) -> str:
 
 
 def times_table(runs: list[tuple[str, dict]]) -> str:
-    """Seconds per phase of each run."""
-    phases = ("eval_before", "warm_start", "eval_warm", "train", "eval_after", "control", "eval_control", "total")
+    """Seconds per phase of each run (every phase any run timed, in the order the first run timed them)."""
+    phases = list(dict.fromkeys(p for _, summary in runs for p in summary.get("seconds", {})))
     lines = ["| seed | " + " | ".join(phases) + " |", "|---" * (len(phases) + 1) + "|"]
     for name, summary in runs:
         sec = summary.get("seconds", {})
-        lines.append(f"| {summary.get('seed', name)} | " + " | ".join(f"{sec.get(p, float('nan')):.0f}" for p in phases) + " |")
+        lines.append(f"| {summary.get('seed', name)} | " + " | ".join(f"{sec[p]:.0f}" if p in sec else "–" for p in phases) + " |")
     return "\n".join(lines)
 
 
@@ -238,7 +314,7 @@ def error_kind(task: dict, rollout: dict) -> str:
     return "scaled" if len(ratios) == 1 else "arithmetic"
 
 
-def errors_table(runs: list[tuple[str, Path]]) -> str:
+def errors_table(runs: list[tuple[str, Path]], treated: str = "rl") -> str:
     """Counts of each kind of final answer per split, ``seed0 / seed1 / ...``."""
     kinds = ("right", "no_answer", "unparsable", "species", "scaled", "arithmetic")
     per_run: list[dict[str, Counter]] = []
@@ -248,7 +324,7 @@ def errors_table(runs: list[tuple[str, Path]]) -> str:
             task = json.loads(line)
             tasks[task["id"]] = task
         counts: dict[str, Counter] = {}
-        for line in (folder / "eval_after" / "verdicts.jsonl").read_text().splitlines():
+        for line in (stage_dir(folder, treated) / "verdicts.jsonl").read_text().splitlines():
             record = json.loads(line)
             task = tasks[record["task_id"]]
             split = task["meta"]["split"].removeprefix("test_")
@@ -286,7 +362,7 @@ def budget_table(runs: list[tuple[str, dict]], folders: list[Path] | None = None
                          f"| {s['better_rl']} / {s['worse_rl']}, {_p(s['reward_p_value_rl'])} | {changes} | {trend} |")
         pooled = None
         if folders and len(at) > 1 and len(at) == len(runs):  # every run scored this budget
-            stages = ["eval_after" if steps == summary.get("steps") else f"eval_step{steps}" for _, summary in runs]
+            stages = ["rl" if steps == summary.get("steps") else f"step{steps}" for _, summary in runs]
             pooled = pooled_rows(folders, "in", stages)
         if pooled:
             lines.append(f"| {steps} | | pooled over tasks | | {pooled['improved']} tasks up, {pooled['worsened']} down "
@@ -321,25 +397,23 @@ def main(argv: list[str] | None = None) -> int:
         if not path.is_file():
             print(f"error: {path} not found (run rlvr quickstart --output-dir {folder} first)", file=sys.stderr)
             return 2
-        loaded.append((folder.name, json.loads(path.read_text())))
+        loaded.append((folder.name, normalized(json.loads(path.read_text()))))
         fill_budget_trends(loaded[-1][1], folder)
-    primary = primary_table(loaded)
-    if primary:
-        print(primary, end="\n\n")
-    first = loaded[0][1].get("primary") or {"split": "test_in"}  # pooled on the declared test's split and arms
-    reference = ("eval_control", "control") if first.get("stage") == "rl_vs_control" else ("eval_warm", "warm start")
-    pooled = pooled_line(pooled_rows(list(args.runs), SPLIT_GROUPS.get(first["split"], first["split"]),
-                                     reference=reference[0]), first["split"], reference[1])
-    if pooled:
-        print(pooled, end="\n\n")
-    print(results_table(loaded), end="\n\n")
+    treated = loaded[0][1]["treated"]
+    first = loaded[0][1].get("primary") or {"split": "test_in", "reference": "warm", "treated": treated}
+    pooled = pooled_line(pooled_rows(list(args.runs), SPLIT_GROUPS.get(first["split"], first["split"]), [first["treated"]] * len(loaded),
+                                     reference=first["reference"]), first["split"], label(first["reference"]), label(first["treated"]))
+    for table in (primary_table(loaded), pooled, secondary_table(loaded), results_table(loaded), arms_table(loaded),
+                  measures_table(loaded)):
+        if table:
+            print(table, end="\n\n")
     kinds = kind_table(loaded)
     if kinds:
         print(kinds, end="\n\n")
-        print(reading_table(list(args.runs)), end="\n\n")
+        print(reading_table(list(args.runs), treated), end="\n\n")
     print(trend_table(loaded), end="\n\n")
     print(times_table(loaded), end="\n\n")
-    print(errors_table([(name, folder) for (name, _), folder in zip(loaded, args.runs)]))
+    print(errors_table([(name, folder) for (name, _), folder in zip(loaded, args.runs)], treated))
     budget = budget_table(loaded, list(args.runs))
     if budget:
         print("\n" + budget)

@@ -4,13 +4,21 @@
         --try control_learning_rate=3e-5 --try control_learning_rate=1e-4 --out outputs/tune-control
     python scripts/tune_arms.py --warm outputs/quickstart/warm_start/merged --arm rl \
         --try learning_rate=3e-5 --try learning_rate=1e-4,max_steps=36 --out outputs/tune-rl
+    python scripts/tune_arms.py --warm outputs/quickstart/warm_start/merged --arm rft --rl-run outputs/tune-rl/try0 \
+        --try rft.learning_rate=1e-4 --out outputs/tune-rft
+    python scripts/tune_arms.py --recipe quickstart_plateau --arm warm_start --seed 1 \
+        --set 'plateau={"stop": false}' --out outputs/plateau-seed1
 
 Each ``--try`` is one candidate: recipe fields (``KEY=VALUE``, comma-separated) on top of the recipe
 (``--recipe``, default ``quickstart``). Every candidate starts from the same warm-started model (the merged
 folder an earlier ``rlvr quickstart`` wrote), trains the arm the quickstart would train (``rl``: the
-recipe's GRPO/RLOO stage; ``control``: its control arm, as many steps as ``max_steps``; ``warm``: nothing, the
-reference both arms start from); ``warm_start`` makes that model: the recipe's warm start from its base model,
-trained with ``--seed`` into ``OUT/tryN/warm_start/merged`` (``--warm`` is not read). Each is scored greedily
+recipe's GRPO/RLOO stage; ``control``: its SFT control arm, as many steps as ``max_steps``; ``rft``: its RFT
+control arm on the prompt stream and step count of an RL run (``--rl-run``: a ``tune_arms.py --arm rl`` try or a
+quickstart folder); ``warm``: nothing, the reference the arms start from); ``warm_start`` makes that model: the
+recipe's warm start from its base model, trained with ``--seed`` into ``OUT/tryN/warm_start/merged`` (``--warm``
+is not read); with the recipe's ``plateau`` (or ``--set plateau=...``) it records the tuning set's curve.
+``--set KEY=VALUE`` overrides a recipe field for every candidate (JSON values welcome); ``rft.KEY=VALUE`` in a
+``--try`` sets one key of the recipe's ``rft`` mapping. Each is scored greedily
 on the tuning set only (``--tuning-set NAME[:SIZE]``: a recipe's tuning set such as ``train_tune``, or a
 ``valid*``/``train*`` split; default ``valid:100``; in the recipe's prompts and eval seed): no test split is
 scored, so the choice never sees a split a claim is tested on. Prints one line per candidate (exact match,
@@ -31,25 +39,71 @@ from rlvr.commands.bench import lever_argv  # noqa: E402
 from rlvr.commands.errors import UsageError  # noqa: E402
 from rlvr.device import resolve_device  # noqa: E402
 from rlvr.files import atomic_open  # noqa: E402
+from rlvr.quickstart.arm_run import ArmContext, ArmRun  # noqa: E402
+from rlvr.quickstart.arms import ARMS  # noqa: E402
 from rlvr.quickstart.claims import is_tuning_split  # noqa: E402
 from rlvr.quickstart.evaluation import Evaluator  # noqa: E402
-from rlvr.quickstart.plan import QuickstartOptions, make_plan  # noqa: E402
-from rlvr.quickstart.training import rl_stage, train_control, trained_adapter, warm_start  # noqa: E402
+from rlvr.quickstart.plan import Plan, QuickstartOptions, make_plan  # noqa: E402
+from rlvr.quickstart.training import RLShape, warm_start  # noqa: E402
+from rlvr.train.config import recipe_mapping  # noqa: E402
+from rlvr.train.entry import find_recipe  # noqa: E402
+from rlvr.train.runner import PROMPT_STREAM  # noqa: E402
 
 
-def candidate_argv(spec: str) -> list[str]:
-    """``a=1,b=2`` -> ``["--a", "1", "--b", "2"]`` (empty for the recipe as written); one line and exit 2 otherwise."""
+def candidate_argv(spec: str, recipe: str) -> list[str]:
+    """``a=1,b=2`` -> ``["--a", "1", "--b", "2"]`` (empty for the recipe as written); ``rft.KEY=V`` items merge
+    into one ``--rft`` mapping on top of the recipe's; one line and exit 2 otherwise."""
+    nested = {}
+    plain = []
+    for item in (i for i in spec.split(",") if i.strip()):
+        key, _, value = item.partition("=")
+        if key.strip().startswith("rft."):
+            nested[key.strip()[4:]] = value.strip()
+        else:
+            plain.append(item)
     try:
-        return lever_argv(spec, option="--try")
+        argv = lever_argv(",".join(plain), option="--try")
     except UsageError as exc:
         raise SystemExit(f"error: {exc}") from None
+    if nested:
+        own = recipe_mapping(["--config", find_recipe(recipe)]).get("rft") or {}
+        argv += ["--rft", json.dumps({**own, **nested})]
+    return argv
+
+
+def set_argv(items: list[str]) -> list[str]:
+    """``--set KEY=VALUE`` items as recipe arguments; one line and exit 2 on an item without ``=``."""
+    out: list[str] = []
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise SystemExit(f"error: --set {item!r} must look like KEY=VALUE")
+        out += [f"--{key.strip()}", value]
+    return out
+
+
+def rl_run(plan: Plan, folder: Path | None) -> ArmRun:
+    """The RL arm an SFT or RFT candidate is matched to: an earlier RL run's steps and prompt stream (``folder``:
+    a try of ``--arm rl`` or a quickstart output folder), else the recipe's step budget and shape."""
+    shape = RLShape.of(plan.recipe.training)
+    steps = int(plan.recipe.training.max_steps)
+    stream = None
+    if folder is not None:
+        info = folder / "train" / "run_info.json"
+        if not info.is_file():
+            raise SystemExit(f"error: --rl-run {folder} holds no RL run (train/run_info.json)")
+        steps, stream = int(json.loads(info.read_text())["global_step"]), str(folder / "train" / PROMPT_STREAM)
+    return ArmRun("rl", None, {"steps": steps, "prompts_per_step": shape.prompts,
+                               "completions_per_prompt": shape.completions_per_prompt,
+                               "trained_completions": steps * shape.completions, "prompt_stream": stream})
 
 
 def score(args: argparse.Namespace, spec: str, index: int) -> dict:
     """Train one candidate from the warm-started model and score it on the tuning sets."""
     out = args.out / f"try{index}"
     name, _, size = args.tuning_set.partition(":")
-    overrides = [*candidate_argv(spec), "--seed", str(args.seed), "--save_strategy", "no", "--report_to", "none"]
+    overrides = [*set_argv(args.set), *candidate_argv(spec, args.recipe), "--seed", str(args.seed), "--save_strategy", "no",
+                 "--report_to", "none"]
     options = QuickstartOptions(recipe=args.recipe, output_dir=str(out), overrides=overrides,
                                 device=resolve_device(args.device))
     # a recipe's own tuning set by its name (e.g. the molecules recipe's train_tune), else a split by its name
@@ -65,23 +119,26 @@ def score(args: argparse.Namespace, spec: str, index: int) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     evaluator = Evaluator.for_plan(plan)
     t0 = time.time()
+    extra: dict = {}
     if args.arm == "warm_start":  # the warm start itself, from the base model; scored on the tuning set only
-        stage, _ = warm_start(plan, evaluator)
+        stage, info = warm_start(plan, evaluator)
         if stage is None:
             raise SystemExit(f"error: recipe {args.recipe!r} has no warm start (sft_steps: 0)")
-    elif args.arm == "warm":  # the reference both arms start from, untrained
+        extra = {"plateau": info["plateau"]} if "plateau" in info else {}
+    elif args.arm == "warm":  # the reference the arms start from, untrained
         stage = evaluator.stage("eval_warm", "the warm-started model", str(args.warm))
-    elif args.arm == "control":
-        result, _ = train_control(plan, int(plan.recipe.training.max_steps))
-        stage = evaluator.stage("eval_control", "the control arm", str(args.warm), result.adapter_dir)
     else:
-        rl_stage(plan, evaluator)
-        stage = evaluator.stage("eval_after", "the RL arm", str(args.warm), trained_adapter(plan))
-    train_minutes = round((time.time() - t0 - sum(evaluator.seconds.get(k, 0.0)
-                                                  for k in ("eval_warm", "eval_control", "eval_after"))) / 60, 2)
+        ctx = ArmContext(plan, evaluator, str(args.warm), shared=args.out / "shared")  # e.g. RFT's samples, once
+        if args.arm != "rl":
+            ctx.runs["rl"] = rl_run(plan, args.rl_run)
+        run = ARMS[args.arm].train(ctx)
+        stage = evaluator.stage(f"eval_{args.arm}", ARMS[args.arm].describes, str(args.warm), run.adapter)
+        extra = {"budget": {k: v for k, v in run.budget.items() if k != "prompt_stream"}}
+    evals = sum(v for k, v in evaluator.seconds.items() if k.startswith("eval_"))
+    train_minutes = round((time.time() - t0 - evals) / 60, 2)
     if args.arm == "warm_start":
         print(f"[tune] warm-started model: {plan.recipe.model.model_name_or_path}", flush=True)
-    return {"try": spec or "(recipe)", "arm": args.arm, "seed": args.seed, "train_minutes": train_minutes,
+    return {"try": spec or "(recipe)", "arm": args.arm, "seed": args.seed, "train_minutes": train_minutes, **extra,
             "scores": {name: {"n": s.n, "exact_match": s.exact_match, "reward": s.reward, "format_ok": s.format_ok}
                        for name, s in stage.scores.items()}}
 
@@ -90,9 +147,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--warm", type=Path, help="the warm-started model (a quickstart's warm_start/merged); "
                                                    "not with --arm warm_start")
-    parser.add_argument("--arm", choices=["rl", "control", "warm", "warm_start"], required=True,
-                        help="rl or control: train that arm and score it; warm: score the warm-started model itself; "
+    parser.add_argument("--arm", choices=[*ARMS, "warm", "warm_start"], required=True,
+                        help="rl, control or rft: train that arm and score it; warm: score the warm-started model itself; "
                              "warm_start: train the recipe's warm start from its base model and score it")
+    parser.add_argument("--rl-run", type=Path, help="control or rft: match this RL run (a --arm rl try folder or a "
+                                                     "quickstart folder: its steps and, for rft, its prompt stream)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a recipe field for every candidate (repeatable; JSON values welcome)")
     parser.add_argument("--try", dest="tries", action="append", default=[], metavar="KEY=VALUE[,KEY=VALUE]",
                         help="one candidate (repeatable); none: the recipe as written")
     parser.add_argument("--recipe", default="quickstart")
@@ -106,6 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.arm != "warm_start" and not (args.warm and (args.warm / "config.json").is_file()):
         print(f"error: --warm {args.warm} holds no model (config.json)", file=sys.stderr)
         return 2
+    if args.arm == "rft" and args.rl_run is None:
+        print("error: --arm rft samples an RL run's prompt stream: give --rl-run", file=sys.stderr)
+        return 2
     if (args.out / "tuning.json").exists():
         print(f"error: {args.out / 'tuning.json'} exists (choose another --out)", file=sys.stderr)
         return 2
@@ -114,6 +178,9 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(score(args, spec, i))
         cells = ", ".join(f"{k} EM {100 * v['exact_match']:.0f} % reward {v['reward']:.3f} (n {v['n']})"
                           for k, v in rows[-1]["scores"].items())
+        if "plateau" in rows[-1]:
+            curve = ", ".join(f"{s}: {100 * em:.0f}" for s, em in rows[-1]["plateau"]["curve"])
+            cells += f"; plateau curve {curve}; plateau step {rows[-1]['plateau']['plateau_step']}"
         print(f"[tune] {args.arm} {rows[-1]['try']}: {cells}; {rows[-1]['train_minutes']} train min", flush=True)
     with atomic_open(args.out / "tuning.json") as fh:
         fh.write(json.dumps(rows, indent=2) + "\n")

@@ -1,14 +1,17 @@
-"""The shape of the package: no module over 400 lines, and no import circle among rlvr's modules.
+"""The shape of the package: no module over 400 lines, no import circle among rlvr's modules (lazy
+imports included), and one module that asks torch about CUDA.
 
 The import graph is read from the source with :mod:`ast`: an edge for every ``import`` that runs
 when a module is imported (top level, and inside top-level ``if``/``try``/``with`` blocks and class
-bodies; not inside functions, which are lazy imports, nor under ``if TYPE_CHECKING``).
+bodies; not inside functions, which are lazy imports, nor under ``if TYPE_CHECKING``). The lazy graph
+adds the imports inside functions: a circle there is a circle too, only deferred to run time.
 ``from rlvr.x import y`` points at module ``rlvr.x.y`` when that is a module, else at ``rlvr.x``;
 a package's ``__init__`` is the module of its package name, so its re-exports are edges too.
 """
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -64,14 +67,27 @@ def _resolve(name: str, modules: dict[str, Path]) -> str | None:
     return None
 
 
-def import_graph(root: Path = PACKAGE_DIR) -> dict[str, set[str]]:
-    """Module -> the package's modules it imports when it is imported."""
+def _all_statements(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """Every node of ``body``, function bodies included, except what sits under ``if TYPE_CHECKING``."""
+    for node in body:
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            for other in node.orelse:
+                yield from _all_statements([other])
+            continue
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                yield from _all_statements([child])
+
+
+def import_graph(root: Path = PACKAGE_DIR, *, lazy: bool = False) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports when it is imported (``lazy``: or later, inside a function)."""
     modules = module_files(root)
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        for node in _import_time_statements(tree.body):
+        for node in (_all_statements if lazy else _import_time_statements)(tree.body):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
@@ -147,6 +163,13 @@ def test_no_import_cycles():
     assert not cycles, "import cycles among rlvr modules:\n" + "\n".join(" <-> ".join(c) for c in cycles)
 
 
+def test_no_import_cycles_even_through_lazy_imports():
+    """A lazy import only defers a circle: decoding choices, say, live where both sides can read them."""
+    cycles = import_cycles(import_graph(lazy=True))
+    assert not cycles, "import cycles among rlvr modules, lazy imports included:\n" + "\n".join(
+        " <-> ".join(c) for c in cycles)
+
+
 def test_the_cycle_finder_finds_every_cycle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a", "e"}, "e": {"d"}, "f": set()}
     assert import_cycles(graph) == [["a", "b", "c"], ["d", "e"]]
@@ -177,6 +200,11 @@ def test_the_graph_holds_the_imports_that_run_at_import_time(tmp_path):
     assert graph["pkg.other"] == {"pkg.sub.helper", "pkg.lazy"}  # the try block and the class body, not the rest
     assert graph["pkg.lazy"] == set()
     assert import_cycles(graph) == [["pkg.other", "pkg.sub.helper"]]
+    lazy = import_graph(pkg, lazy=True)
+    assert lazy["pkg.other"] == {"pkg.sub.helper", "pkg.lazy"}  # the function's import too; TYPE_CHECKING never
+    (pkg / "lazy.py").write_text("def later():\n    import pkg.other\n", encoding="utf-8")
+    assert import_cycles(import_graph(pkg, lazy=True)) == [["pkg.lazy", "pkg.other", "pkg.sub.helper"]]
+    assert import_cycles(import_graph(pkg)) == [["pkg.other", "pkg.sub.helper"]]  # the lazy edge is no import-time one
 
 
 #: the rooms whose functions stay within a screenful (the training side: the trainer and the main job)
@@ -245,3 +273,31 @@ def test_import_rlvr_loads_no_framework():
             "print(sorted({m.split('.')[0] for m in sys.modules} & set(sys.argv[1:])))")
     proc = subprocess.run([sys.executable, "-c", code, *FRAMEWORKS], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stdout + proc.stderr[-2000:]
+
+
+#: the calls that ask torch about the hardware (which devices exist, are initialised, what they can do)
+HARDWARE_PROBE = re.compile(r"(?:^|\.)(?:cuda|xpu|mps)\.(?:is_available|device_count|is_initialized|current_device|"
+                            r"get_device_capability|get_device_properties|mem_get_info|is_bf16_supported)$")
+
+
+def hardware_probes(root: Path = PACKAGE_DIR) -> dict[str, list[str]]:
+    """Module file -> the hardware probes (:data:`HARDWARE_PROBE`) its code calls, for every module under ``root``."""
+    out: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        calls = sorted({ast.unparse(node.func) for node in ast.walk(tree)
+                        if isinstance(node, ast.Call) and HARDWARE_PROBE.search(ast.unparse(node.func))})
+        if calls:
+            out[path.relative_to(root).as_posix()] = calls
+    return out
+
+
+def test_cuda_is_probed_in_rlvr_device_only():
+    probes = hardware_probes()
+    assert set(probes) == {"device.py"}, f"hardware probed outside rlvr/device.py (ask rlvr.device instead): {probes}"
+
+
+def test_the_probe_finder_sees_every_probe(tmp_path):
+    (tmp_path / "a.py").write_text("import torch\nn = torch.cuda.device_count() if torch.cuda.is_initialized() else 0\n")
+    (tmp_path / "b.py").write_text("import torch\ntorch.cuda.synchronize()\nname = torch.cuda.get_device_name(0)\n")
+    assert hardware_probes(tmp_path) == {"a.py": ["torch.cuda.device_count", "torch.cuda.is_initialized"]}

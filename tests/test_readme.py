@@ -211,9 +211,11 @@ def test_readme_python_snippet_runs(tmp_path):
 
 
 def _anchors(path: Path) -> set[str]:
-    """GitHub's anchors of a Markdown file's headings."""
-    out = set()
-    for heading in re.findall(r"^#+ (.*)$", path.read_text(encoding="utf-8"), flags=re.M):
+    """GitHub's anchors of a Markdown file's headings, and the explicit ``<a id="...">`` anchors that keep an
+    older heading's links working after it was renamed."""
+    text = path.read_text(encoding="utf-8")
+    out = set(re.findall(r'<a id="([^"]+)"></a>', text))
+    for heading in re.findall(r"^#+ (.*)$", text, flags=re.M):
         slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
         out.add(slug)
     return out

@@ -7,17 +7,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rlvr.generation.decoding import DECODINGS
 from rlvr.generation.grouped_attention import ATTENTION_CHOICES
 
 #: backends ``rlvr eval --backend`` accepts (``auto``: vllm on a CUDA device when installed, else transformers)
 BACKENDS = ("auto", "transformers", "vllm", "openai", "oracle", "copy-input")
 #: backends that need no model at all
 REFERENCE_BACKENDS = ("oracle", "copy-input")
-
-#: how the transformers backend keeps its KV cache: a growing cache (``dynamic``); transformers' static cache,
-#: new on every call (``static``); one static cache kept across calls, with fixed rows and padded prompt lengths
-#: (``fixed``, :mod:`rlvr.generation.fixed_shape`). transformers compiles the decoding step of the last two on CUDA.
-DECODINGS = ("dynamic", "static", "fixed")
 
 #: fields that change what a completion would be: a resumed run must agree on all of them
 GENERATION_FIELDS = (

@@ -213,3 +213,56 @@ def quarter_trend(values: Sequence[float]) -> Trend | None:
     first, last = xs[:q], xs[-q:]
     m1, m2 = sum(first) / q, sum(last) / q
     return Trend(first=m1, last=m2, diff=m2 - m1, n_quarter=q)
+
+
+def _sign_test_power(discordant: int, share_up: float, alpha: float) -> float:
+    """Power of the two-sided exact sign test on ``discordant`` pairs when a pair falls up with ``share_up``: the
+    test rejects at ``k <= c`` or ``k >= D - c`` up-pairs, ``c`` the largest count whose two-sided p is <= alpha."""
+    import numpy as np
+    from scipy.stats import binom
+
+    if discordant == 0:
+        return 0.0
+    tail = 2 * binom.cdf(np.arange(discordant // 2 + 1), discordant, 0.5)
+    inside = np.nonzero(tail <= alpha)[0]
+    if inside.size == 0:
+        return 0.0
+    c = int(inside[-1])
+    return float(binom.cdf(c, discordant, share_up) + binom.sf(discordant - c - 1, discordant, share_up))
+
+
+def mcnemar_power(n: int, up: int, down: int, *, alpha: float = 0.05, power: float = 0.8) -> dict[str, float | int | None]:
+    """A power statement for an exact McNemar test on ``n`` paired tasks with ``up`` / ``down`` discordant.
+
+    With the observed discordance rate ``d = (up + down) / n`` held fixed, a true difference ``delta`` in
+    exact match puts a discordant pair up with probability ``(1 + delta / d) / 2``. Returns the discordance,
+    the observed difference ``(up - down) / n``, the smallest ``delta`` that ``n`` tasks detect with the given
+    ``power`` (the exact test's, by search in steps of 0.1 point; None when even a difference as large as the
+    discordance is not detected, or no task is discordant), and the tasks the observed difference would need for
+    that power (None when it is zero). ``n`` and ``alpha`` are echoed."""
+    d = (up + down) / n if n else 0.0
+    observed = (up - down) / n if n else 0.0
+    detectable = None
+    if d > 0:
+        for step in range(1, 1001):
+            delta = step / 1000
+            if delta > d:
+                break
+            if _sign_test_power(up + down, (1 + delta / d) / 2, alpha) >= power:
+                detectable = delta
+                break
+    needed = None
+    if d > 0 and observed != 0:
+        share = (1 + abs(observed) / d) / 2
+        lo, hi = 1, 1
+        while _sign_test_power(round(d * hi), share, alpha) < power and hi < 10 ** 6:
+            lo, hi = hi, hi * 2
+        while lo < hi:  # the smallest n whose expected discordant pairs reach the power (monotone enough to bisect)
+            mid = (lo + hi) // 2
+            if _sign_test_power(round(d * mid), share, alpha) >= power:
+                hi = mid
+            else:
+                lo = mid + 1
+        needed = hi
+    return {"n": n, "alpha": alpha, "power": power, "discordance": d, "observed_difference": observed,
+            "detectable_difference": detectable, "tasks_needed": needed}

@@ -1,28 +1,30 @@
-"""The checks every family passes, for each split and option set of its ``option_grid``.
+"""The checks every family passes (``check_family``); ``tests/families/test_registry_grid.py`` runs them on
+every registered family, one test per check and family, so ``-k <family>`` runs one family's checks.
 
-``tests/families/test_registry_grid.py`` runs them on every registered family; a family written
-elsewhere runs :func:`check_family` in its own tests (one family: ``check_family("toy.atoms")``):
+On every split and option set of the family's ``option_grid`` (a few indices each):
 
 - the oracle scores 1.0 (reason ``ok``);
 - no minimal perturbation of the oracle (:func:`perturbations`: the family's ``perturb`` hook, else
   :func:`near_misses`, plus :func:`rlvr.families.derived.key_steps`: each number of a JSON answer one
-  unit off) scores 1.0: a checker that accepts an answer one unit off is caught;
-- the same holds on the family's own tasks with the largest true values (:func:`check_largest_answers`:
-  the top few of many drawn tasks), whose one-unit changes are below any loose relative tolerance,
-  wherever the checker reads its truth from (the ground truth, or the task's molecule);
-- the same holds for a task with large answers (:func:`scaled_task`: every number of the ground truth
-  times :data:`SCALE`), where one unit is far below any relative tolerance, so a checker that accepts
-  answers within some percent of the truth is caught even when the drawn answers are all small (the
-  scaled task is used where its oracle still scores 1.0, i.e. where the checker reads the ground truth);
+  unit off) scores 1.0, nor one of a task with large answers (:func:`scaled_task`: every number of the
+  ground truth times :data:`SCALE`, where its oracle still scores 1.0), so a relative tolerance is caught;
 - no hostile or malformed completion (:func:`rlvr.families.hostile.hostile_completions`) makes the
-  checker raise (reason ``checker_error``) or leave [0, 1];
-- every hostile answer written in the family's own answer structure
-  (:func:`rlvr.families.derived.own_hostile_answers`: each value under each of its keys replaced by
-  ``"x"``, null, Infinity, NaN, a list, an object, a huge or negative number, a value of another type
-  that compares equal, a key repeated with a wrong value) gets a wrong verdict with a reason: not
-  ``ok``, not ``checker_error``, not ``timeout`` (:func:`check_own_hostile`);
+  checker raise (reason ``checker_error``) or leave [0, 1], and every hostile answer written in the
+  family's own answer structure (:func:`rlvr.families.derived.own_hostile_answers`) gets a clean wrong
+  verdict (:func:`check_own_hostile`);
 - a task round-trips through JSON, and ``rlvr.regenerate`` rebuilds it exactly from its id and
   ``meta["config"]``, which records the options it was asked with.
+
+On the family's conformance set (:mod:`rlvr.families.taskset`: at least 144 tasks over every split,
+option set and level of every difficulty knob):
+
+- generator-checker agreement: the oracle answer of every task scores 1.0 (:func:`check_agreement`);
+- the tasks with the largest true values reject every minimal perturbation (:func:`check_largest_answers`);
+- no hedged answer (:mod:`rlvr.families.hedges`: the right answer listed beside wrong ones, in each
+  separator, as a list, in several answer blocks, under each key) scores 1.0 in two positions
+  (:func:`check_hedges`);
+- verdicts stay within a wall-clock budget, median and maximum (:mod:`rlvr.families.timing`);
+- another process, with another hash seed, generates the identical tasks (:mod:`rlvr.families.crossprocess`).
 """
 from __future__ import annotations
 
@@ -32,8 +34,12 @@ from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
 from rlvr.api import generate, oracle_completion, regenerate, verify
+from rlvr.families.crossprocess import check_cross_process
 from rlvr.families.derived import key_steps, own_hostile_answers, step_number
+from rlvr.families.hedges import hedge_groups
 from rlvr.families.hostile import hostile_completions
+from rlvr.families.taskset import MIN_TASKS, SEED, largest_number, largest_of, per_cell, tasks_by_split
+from rlvr.families.timing import check_verdict_times
 from rlvr.reasons import Reason
 from rlvr.registry import get_family
 from rlvr.task import Task
@@ -42,9 +48,10 @@ _ANSWER = re.compile(r"<answer>(.*)</answer>", re.S)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 #: the factor of :func:`scaled_task`: one unit of a scaled answer is under 0.1 % of it
 SCALE = 1000
-#: :func:`check_largest_answers` draws this many tasks per split and checks the :data:`LARGEST_TOP` largest
-LARGEST_SAMPLE = 48
+#: :func:`check_largest_answers` checks this many tasks per split, the largest answers of the conformance set
 LARGEST_TOP = 2
+#: each task of the timed set is timed on its oracle answer and this many perturbations and hedged answers
+TIMED_PER_TASK = 2
 #: verdicts that are not a clean wrong answer
 _NOT_WRONG = (Reason.OK, Reason.CHECKER_ERROR, Reason.TIMEOUT)
 
@@ -136,38 +143,20 @@ def check_large_answers(task: Task) -> int:
                                "; a relative tolerance accepts it")
 
 
-def largest_number(value: Any) -> float:
-    """The largest absolute number anywhere in ``value`` (0 when it holds none; booleans are not numbers)."""
-    if isinstance(value, bool):
-        return 0.0
-    if isinstance(value, (int, float)):
-        return abs(float(value)) if value == value else 0.0
-    if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, (list, tuple)):
-        return max((largest_number(v) for v in value), default=0.0)
-    return 0.0
+def largest_tasks(family: str, *, seed: int = SEED, top: int = LARGEST_TOP,
+                  by_split: dict[str, list[Task]] | None = None) -> list[Task]:
+    """The ``top`` tasks of each split with the largest numbers in their ground truth, among the family's
+    conformance set (``by_split``: one already generated, :func:`rlvr.families.taskset.tasks_by_split`)."""
+    return largest_of(by_split if by_split is not None else tasks_by_split(family, seed=seed), top)
 
 
-def largest_tasks(family: str, *, seed: int = 11, sample: int = LARGEST_SAMPLE, top: int = LARGEST_TOP) -> list[Task]:
-    """The ``top`` tasks of each split with the largest numbers in their ground truth, among ``sample``
-    drawn per split (index ``i`` with option set ``i`` of the ``option_grid``, in turn)."""
-    spec = get_family(family)
-    options = [dict(o) for o in spec.option_grid]
-    chosen = []
-    for split in spec.splits:
-        tasks = [generate(family, split, seed, i, **options[i % len(options)]) for i in range(sample)]
-        tasks = [t for t in tasks if largest_number(t.ground_truth) > 0]
-        chosen += sorted(tasks, key=lambda t: -largest_number(t.ground_truth))[:top]
-    return chosen
-
-
-def check_largest_answers(family: str, *, seed: int = 11, sample: int = LARGEST_SAMPLE,
-                          top: int = LARGEST_TOP) -> list[Task]:
+def check_largest_answers(family: str, *, seed: int = SEED, top: int = LARGEST_TOP,
+                          by_split: dict[str, list[Task]] | None = None) -> list[Task]:
     """No checker accepts a one-unit change of any number of the true answer, on the family's own tasks
     with the largest true values (:func:`largest_tasks`): the perturbations of each one's oracle answer
-    must score below 1.0 wherever the checker reads its truth from. Returns the tasks checked."""
-    tasks = largest_tasks(family, seed=seed, sample=sample, top=top)
+    must score below 1.0, whether the checker reads its truth from the ground truth or recomputes it
+    from the task. Returns the tasks checked."""
+    tasks = largest_tasks(family, seed=seed, top=top, by_split=by_split)
     for task in tasks:
         oracle = oracle_completion(task)
         _require(verify(task, oracle).correct, f"{task.id}: the oracle scores {verify(task, oracle)}")
@@ -244,11 +233,88 @@ def generate_cell(family: str, split: str, options: Mapping[str, Any], seed: int
     return [generate(family, split, seed, i, **options) for i in indices]
 
 
-def check_family(family: str, *, seed: int = 11, indices: Iterable[int] = (0, 1), hostile: bool = True,
-                 largest: bool = True) -> list[Task]:
+def require_family(family: str) -> None:
+    """``ConformanceError`` with the registry's one line when ``family`` is not registered or its
+    provider failed to import."""
+    try:
+        get_family(family)
+    except KeyError as exc:
+        raise ConformanceError(str(exc.args[0]) if exc.args else f"unknown task family {family!r}") from None
+
+
+def check_agreement(family: str, tasks: Iterable[Task]) -> int:
+    """Generator-checker agreement: the oracle answer of every task in ``tasks`` (the family's conformance
+    set) scores 1.0 with reason ``ok``. The message counts the tasks they disagree on and shows the
+    first. Returns how many tasks were checked."""
+    tasks, wrong = list(tasks), []
+    for task in tasks:
+        try:
+            oracle = oracle_completion(task)
+        except Exception as exc:  # noqa: BLE001 - the oracle's own failure is the finding
+            wrong.append((task, f"its oracle raised {type(exc).__name__}: {exc}"))
+            continue
+        verdict = verify(task, oracle)
+        if not (verdict.reward == 1.0 and verdict.correct and verdict.reason == Reason.OK):
+            wrong.append((task, f"the oracle answer {_shown(oracle)} scores {verdict}"))
+    if wrong:
+        first, why = wrong[0]
+        raise ConformanceError(
+            f"{family}: the generator and the checker disagree on {len(wrong)} of {len(tasks)} conformance tasks "
+            f"({100 * len(wrong) / len(tasks):.0f} %): on {first.id}, {why}. A checker that recomputes its truth "
+            f"must agree with the ground truth its generator wrote on every task")
+    return len(tasks)
+
+
+def check_hedges(task: Task) -> int:
+    """No minimal perturbation of the oracle scores 1.0 (they are the wrong candidates), and no hedged
+    answer (:func:`rlvr.families.hedges.hedge_groups`: the right answer beside wrong ones) scores 1.0 in
+    two positions of its group; returns how many hedged answers were scored."""
+    oracle = oracle_completion(task)
+    _reject_near_misses(task, oracle)
+    scored = 0
+    for form, group in hedge_groups(oracle, perturbations(task, oracle)):
+        accepted = [c for c in group if verify(task, c).correct]
+        scored += len(group)
+        if len(accepted) > 1:
+            raise ConformanceError(
+                f"{task.id}: the checker accepts a hedged answer, several candidates {form} with the right one in "
+                f"any position: {_shown(accepted[0])} and {_shown(accepted[1])} both score 1.0, so a policy earns "
+                f"the reward by listing candidates (read one answer; reject an answer that lists several)")
+    return scored
+
+
+def timed_pairs(tasks: Iterable[Task], sample: Iterable[Task], per_task: int = TIMED_PER_TASK) -> list[tuple[Task, str]]:
+    """What :func:`rlvr.families.timing.check_verdict_times` times: the oracle answer of each of ``tasks``,
+    and the first ``per_task`` perturbations and hedged answers of each of ``sample``."""
+    out = [(task, oracle_completion(task)) for task in tasks]
+    for task in sample:
+        oracle = oracle_completion(task)
+        near = perturbations(task, oracle)
+        hedged = [c for _, group in hedge_groups(oracle, near)[:1] for c in group]
+        out += [(task, c) for c in [*near[:per_task], *hedged[:per_task]]]
+    return out
+
+
+def check_verdict_time(tasks: Iterable[Task], sample: Iterable[Task] = ()) -> int:
+    """The wall-clock budget of :mod:`rlvr.families.timing` over :func:`timed_pairs`; returns the verdicts timed."""
+    return len(check_verdict_times(timed_pairs(tasks, sample), fail=ConformanceError).seconds)
+
+
+def first_of_each_cell(family: str, by_split: dict[str, list[Task]], min_tasks: int = MIN_TASKS) -> list[Task]:
+    """The first task of every cell of the conformance set (what the hedges are tried on)."""
+    step = per_cell(family, min_tasks)
+    return [task for tasks in by_split.values() for task in tasks[::step]]
+
+
+def check_family(family: str, *, seed: int = SEED, indices: Iterable[int] = (0, 1), hostile: bool = True,
+                 largest: bool = True, cross_process: bool = True, min_tasks: int = MIN_TASKS) -> list[Task]:
     """All the checks on one family: :func:`check_task` on every cell of its grid; :func:`check_hostile`
-    and :func:`check_own_hostile` on the first task of each split (``hostile``); :func:`check_largest_answers`
-    (``largest``). At least one perturbation must have been scored. Returns the tasks of the grid checked."""
+    and :func:`check_own_hostile` on the first task of each split (``hostile``); on its conformance set
+    (``min_tasks`` tasks at least): :func:`check_verdict_time`, :func:`check_agreement`,
+    :func:`check_largest_answers` (``largest``) and :func:`check_hedges`; and the cross-process check
+    (``cross_process``).
+    At least one perturbation must have been scored. Returns the tasks of the grid checked."""
+    require_family(family)
     checked, perturbed, splits_seen = [], 0, set()
     for split, options in grid(family):
         for task in generate_cell(family, split, options, seed, tuple(indices)):
@@ -260,12 +326,21 @@ def check_family(family: str, *, seed: int = 11, indices: Iterable[int] = (0, 1)
                 check_own_hostile(task)
             checked.append(task)
     _require(perturbed > 0, f"{family}: no minimal perturbation of any oracle answer; give the family a `perturb` hook")
+    by_split = tasks_by_split(family, seed=seed, min_tasks=min_tasks)
+    tasks, sample = [task for split in by_split.values() for task in split], first_of_each_cell(family, by_split, min_tasks)
+    check_verdict_time(tasks, sample)  # first: each input's first verdict is timed
+    check_agreement(family, tasks)
     if largest:
-        check_largest_answers(family, seed=seed)
+        check_largest_answers(family, seed=seed, by_split=by_split)
+    for task in sample:
+        check_hedges(task)
+    if cross_process:
+        check_cross_process(family, seed, fail=ConformanceError)
     return checked
 
 
-__all__ = ["LARGEST_SAMPLE", "LARGEST_TOP", "SCALE", "ConformanceError", "answer_span", "check_family",
-           "check_hostile", "check_large_answers", "check_largest_answers", "check_own_hostile", "check_task",
-           "generate_cell", "grid", "largest_number", "largest_tasks", "near_misses", "perturbations", "scaled_task",
-           "step_number"]
+__all__ = ["LARGEST_TOP", "SCALE", "TIMED_PER_TASK", "ConformanceError", "answer_span", "check_agreement",
+           "check_family", "check_hedges", "check_hostile", "check_large_answers", "check_largest_answers",
+           "check_own_hostile", "check_task", "check_verdict_time", "first_of_each_cell", "generate_cell", "grid",
+           "largest_number", "largest_tasks", "near_misses", "perturbations", "require_family", "scaled_task",
+           "step_number", "timed_pairs"]

@@ -49,7 +49,7 @@ def _body(completion: str) -> tuple[int, int] | None:
     return None if match is None else (match.start(1), match.end(1))
 
 
-def _parse(body: str) -> tuple[bool, Any]:
+def parse_json(body: str) -> tuple[bool, Any]:
     """``(True, value)`` when ``body`` is one JSON value, else ``(False, None)``."""
     try:
         return True, json.loads(body)
@@ -57,20 +57,20 @@ def _parse(body: str) -> tuple[bool, Any]:
         return False, None
 
 
-def _places(value: Any, path: Place = (), depth: int = 3) -> Iterator[Place]:
+def json_places(value: Any, path: Place = (), depth: int = 3) -> Iterator[Place]:
     """Paths to the values of ``value``: itself, each member of an object, the first and last item of a list."""
     yield path
     if depth == 0:
         return
     if isinstance(value, dict):
         for key, member in value.items():
-            yield from _places(member, (*path, key), depth - 1)
+            yield from json_places(member, (*path, key), depth - 1)
     elif isinstance(value, list) and value:
         for i in dict.fromkeys((0, len(value) - 1)):
-            yield from _places(value[i], (*path, i), depth - 1)
+            yield from json_places(value[i], (*path, i), depth - 1)
 
 
-def _get(value: Any, path: Place) -> Any:
+def value_at(value: Any, path: Place) -> Any:
     for step in path:
         value = value[step]
     return value
@@ -90,7 +90,7 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _with_raw(root: Any, path: Place, raw: str) -> str:
+def with_raw(root: Any, path: Place, raw: str) -> str:
     """The JSON text of ``root`` with the value at ``path`` written as ``raw`` (any text)."""
     return _dumps(_set(root, path, _SLOT)).replace(_SLOT_JSON, raw, 1)
 
@@ -139,10 +139,10 @@ def _replacements(value: Any, item: bool) -> list[str]:
 
 def _repeated_keys(root: Any, path: Place) -> list[str]:
     """The object holding ``path`` with that key written twice, a wrong value and the right one, both orders."""
-    key, value = path[-1], _get(root, path)
+    key, value = path[-1], value_at(root, path)
     first, second = _dumps(_wrong(value)), _dumps(value)
     pair = f"{{}}, {_dumps(key)}: {{}}"
-    return [_with_raw(root, path, pair.format(a, b)) for a, b in ((first, second), (second, first))]
+    return [with_raw(root, path, pair.format(a, b)) for a, b in ((first, second), (second, first))]
 
 
 def _text_answers(body: str) -> list[str]:
@@ -161,14 +161,14 @@ def own_hostile_answers(completion: str) -> list[str]:
         return []
     start, end = span
     body = completion[start:end]
-    is_json, root = _parse(body)
+    is_json, root = parse_json(body)
     if not is_json:
         bodies = _text_answers(body)
     else:
         bodies = []
-        for path in list(_places(root))[:MAX_PLACES]:
+        for path in list(json_places(root))[:MAX_PLACES]:
             item = bool(path) and isinstance(path[-1], int)
-            bodies += [_with_raw(root, path, raw) for raw in _replacements(_get(root, path), item)]
+            bodies += [with_raw(root, path, raw) for raw in _replacements(value_at(root, path), item)]
             if path and isinstance(path[-1], str):
                 bodies += _repeated_keys(root, path)
     return [completion[:start] + b + completion[end:] for b in dict.fromkeys(bodies) if b != body]
@@ -192,14 +192,14 @@ def key_steps(completion: str) -> list[str]:
     if span is None:
         return []
     start, end = span
-    is_json, root = _parse(completion[start:end])
+    is_json, root = parse_json(completion[start:end])
     if not is_json:
         return []
     out = []
-    for path in list(_places(root))[:MAX_PLACES]:
+    for path in list(json_places(root))[:MAX_PLACES]:
         if any(isinstance(step, int) for step in path):
             continue  # an item of a list: which changes are wrong is the family's to say (its perturb hook)
-        value = _get(root, path)
+        value = value_at(root, path)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
             continue
         text = _dumps(value)
@@ -208,9 +208,9 @@ def key_steps(completion: str) -> list[str]:
         for delta in (-1, 1):
             new = step_number(text, delta)
             if new is not None:
-                out.append(completion[:start] + _with_raw(root, path, new) + completion[end:])
+                out.append(completion[:start] + with_raw(root, path, new) + completion[end:])
     return list(dict.fromkeys(out))
 
 
-__all__ = ["HOSTILE_ITEMS", "HOSTILE_TOKENS", "HOSTILE_VALUES", "HUGE", "MAX_PLACES", "key_steps",
-           "own_hostile_answers", "step_number"]
+__all__ = ["HOSTILE_ITEMS", "HOSTILE_TOKENS", "HOSTILE_VALUES", "HUGE", "MAX_PLACES", "json_places", "key_steps",
+           "own_hostile_answers", "parse_json", "step_number", "value_at", "with_raw"]

@@ -47,12 +47,15 @@ def write_eval_tasks(path: Path, specs: dict[str, dict[str, Any]], seed: int) ->
 
 
 def evaluate(model: str, adapter: str | None, tasks_file: Path, out: Path, *, max_new_tokens: int,
-             batch_size: int, device: str = "auto", dtype: str = "auto") -> EvalResult:
-    """Greedy evaluation of ``model`` (+ ``adapter``, merged into the weights) on ``tasks_file`` with :mod:`rlvr.eval`."""
+             batch_size: int, device: str = "auto", dtype: str = "auto", samples: int = 1,
+             temperature: float | None = None, top_p: float = 1.0, seed: int = 0, overwrite: bool = True) -> EvalResult:
+    """Evaluation of ``model`` (+ ``adapter``, merged into the weights) on ``tasks_file`` with :mod:`rlvr.eval`:
+    greedy by default; ``samples`` completions per task at ``temperature`` / ``top_p`` (seeded) otherwise. Without
+    ``overwrite``, the verdicts a run with the same settings left in ``out`` are kept and only the rest generated."""
     config = EvalConfig(
         model=model, adapter=adapter, tasks_file=str(tasks_file), out=str(out), backend="transformers",
-        max_new_tokens=max_new_tokens, batch_size=batch_size, samples=1, device=device, dtype=dtype,
-        plots=False, overwrite=True,
+        max_new_tokens=max_new_tokens, batch_size=batch_size, samples=samples, device=device, dtype=dtype,
+        temperature=temperature, top_p=top_p, seed=seed, plots=False, overwrite=overwrite,
     )
     return run_eval(config)
 
@@ -67,23 +70,46 @@ class Evaluator:
     seconds: dict[str, float] = field(default_factory=dict)
 
     @classmethod
-    def for_plan(cls, plan: Plan) -> "Evaluator":
-        """Write the plan's eval set into its output folder and get ready to score it."""
-        tasks_file, sizes = write_eval_tasks(plan.out / "eval_tasks.jsonl", plan.specs, plan.recipe.task.eval_seed)
+    def for_plan(cls, plan: Plan, specs: dict[str, dict[str, Any]] | None = None, name: str = "eval_tasks") -> "Evaluator":
+        """Write the plan's eval set (or ``specs``' sets, to ``<name>.jsonl``) into its output folder and get ready
+        to score it; ``seconds`` is shared with every evaluator of the run that writes into it."""
+        tasks_file, sizes = write_eval_tasks(plan.out / f"{name}.jsonl", plan.specs if specs is None else specs,
+                                             plan.recipe.task.eval_seed)
         return cls(plan=plan, tasks_file=tasks_file, sizes=sizes)
+
+    def sample(self, name: str, what: str, model_path: str, adapter: str | None, *, samples: int,
+               temperature: float, top_p: float = 1.0, tasks_file: Path | None = None,
+               max_new_tokens: int | None = None, folder: Path | None = None) -> EvalResult:
+        """``samples`` completions per task of ``tasks_file`` (default this evaluator's) at ``temperature``,
+        seeded by the recipe's seed; records with every rollout in ``<name>/`` (or ``folder``: an earlier sampling
+        there with the same settings is read back, not repeated); time in ``seconds[name]``."""
+        tasks = tasks_file or self.tasks_file
+        say(f"sampling {what}: {samples} completions per task at temperature {temperature:g}")
+        t0 = time.time()
+        device = self.plan.options.device
+        res = evaluate(model_path, adapter, tasks, folder or self.plan.out / name,
+                       max_new_tokens=max_new_tokens or self.plan.new_tokens,
+                       batch_size=max(1, self.plan.options.eval_batch_size // samples), device=device.name,
+                       dtype=self.plan.eval_dtype, samples=samples, temperature=temperature, top_p=top_p,
+                       seed=int(getattr(self.plan.recipe.training, "seed", 0) or 0), overwrite=folder is None)
+        self.seconds[name] = round(time.time() - t0, 1)
+        return res
 
     @property
     def n_tasks(self) -> int:
         """Tasks per evaluation."""
         return sum(self.sizes.values())
 
-    def stage(self, name: str, what: str, model_path: str, adapter: str | None = None) -> StageResult:
-        """Evaluate one model greedily; write ``<name>/scores.json`` and ``<name>/records.json``."""
+    def stage(self, name: str, what: str, model_path: str, adapter: str | None = None,
+              max_new_tokens: int | None = None) -> StageResult:
+        """Evaluate one model greedily (at most ``max_new_tokens``, default the plan's); write ``<name>/scores.json``
+        and ``<name>/records.json``."""
         per_set = ", ".join(f"{k} {n}" for k, n in self.sizes.items())
         say(f"evaluating {what} on {self.n_tasks} tasks ({per_set}), greedy")
         t0 = time.time()
         device = self.plan.options.device
-        res = evaluate(model_path, adapter, self.tasks_file, self.plan.out / name, max_new_tokens=self.plan.new_tokens,
+        res = evaluate(model_path, adapter, self.tasks_file, self.plan.out / name,
+                       max_new_tokens=max_new_tokens or self.plan.new_tokens,
                             batch_size=self.plan.options.eval_batch_size, device=device.name, dtype=self.plan.eval_dtype)
         self.seconds[name] = round(time.time() - t0, 1)
         result = StageResult(score_records(res.records, self.plan.reward_mode), slim_records(res.records, self.plan.reward_mode))

@@ -12,8 +12,8 @@ log = logging.getLogger(__name__)
 
 #: the metrics drawn per split: (score field, label)
 METRICS = (("exact_match", "exact match"), ("f1", "F1"), ("format_ok", "format ok"))
-#: the bars' shade per stage, lightest first
-_ALPHA = {"base": 0.25, "warm start": 0.5, "control": 0.7, "final": 0.95}
+#: the bars' shade of the first stages; the arms after them are drawn darker in turn
+_ALPHA = {"base": 0.2, "warm start": 0.4}
 
 
 def plot_stages(history: Sequence[dict[str, Any]], stages: Mapping[str, Mapping[str, Mapping[str, float]]],
@@ -21,7 +21,7 @@ def plot_stages(history: Sequence[dict[str, Any]], stages: Mapping[str, Mapping[
                 metrics: Sequence[tuple[str, str]] = METRICS) -> Path:
     """Train curves (left; frontier and dynamic-sampling counters in the middle when the run logs them) and
     the held-out scores per split at each stage (right, in %). ``stages``: label -> split -> {metric: fraction},
-    in the order to draw them (base, warm start, control, final)."""
+    in the order to draw them (base, warm start, then the arms)."""
     plt = pyplot()
     train = train_logs(history)
     sampling = any(k.startswith(("dynamic/", "frontier/")) for h in train for k in h)
@@ -45,7 +45,8 @@ def _draw_scores(ax: Any, stages: Mapping[str, Mapping[str, Mapping[str, float]]
         for j, when in enumerate(labels):
             xs = [i + (k * m + j - k * len(metrics) / 2 + 0.5) * width for i in range(len(splits))]
             ys = [100 * float(stages[when].get(s, {}).get(key, 0.0)) for s in splits]
-            ax.bar(xs, ys, width, label=f"{label} {when}", color=f"C{m}", alpha=_ALPHA.get(when, 0.8))
+            shade = _ALPHA.get(when, 0.55 + 0.4 * (j - len(_ALPHA)) / max(1, k - len(_ALPHA)))
+            ax.bar(xs, ys, width, label=f"{label} {when}", color=f"C{m}", alpha=min(0.95, shade))
             for x, y in zip(xs, ys):
                 ax.text(x, y + 1, f"{y:.0f}", ha="center", fontsize=5 if k > 3 else 6)
     ax.set_xticks(range(len(splits)), [f"{s} (n = {int(first[s].get('n', 0))})" for s in splits])

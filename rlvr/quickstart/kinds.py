@@ -9,7 +9,7 @@ from typing import Any, Mapping, Sequence
 
 from rlvr.eval.layouts import accuracy_by_group, against_common_answers, constant_answer_by_group
 from rlvr.eval.stats import sign_test_p_value
-from rlvr.quickstart.claims import is_tuning_split
+from rlvr.quickstart.claims import TestOutcome, is_tuning_split
 from rlvr.task import Task
 
 #: the baseline column of the per-kind table: each kind's most common true answer, given to every task of it
@@ -59,6 +59,15 @@ def versus_common_answers(tasks: Sequence[Task], stages: Stages) -> dict[str, di
         up, down = against_common_answers(held, _correct(records))
         out[stage] = {"up": up, "down": down, "p": sign_test_p_value(up, down), "n": len(held)}
     return out
+
+
+def constant_tests(versus_common: Mapping[str, Mapping[str, Any]], arms: Sequence[str]) -> list[TestOutcome]:
+    """The declared secondaries of :func:`versus_common_answers`: each arm (by its label) against the
+    most-common-answer baseline, task by task (the base model and the warm start stay descriptive)."""
+    return [TestOutcome(name=f"{CONSTANT}->{stage}/sign/held-out", reference=CONSTANT, treated=stage, test="sign",
+                        split="held-out", n=int(row.get("n", row["up"] + row["down"])), up=int(row["up"]),
+                        down=int(row["down"]), p_value=float(row["p"]))
+            for stage, row in versus_common.items() if stage in arms]
 
 
 def render_by_kind(by_kind: dict[str, dict[str, list[int]]]) -> str:

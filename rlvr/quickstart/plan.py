@@ -3,7 +3,10 @@
 :func:`make_plan` parses the recipe for the device the command resolved, names the eval sets and the
 declared primary test, and checks everything that can fail without a model: the families are registered,
 the warm start's and the control arm's families can write worked solutions, the primary test's fields are
-valid. Nothing is written until the plan stands, so a failed check leaves no output folder behind.
+valid. Nothing is written until the plan stands, so a failed check leaves no output folder behind. Whether the
+arms are known and in an order they can run in is checked against their registry
+(:func:`rlvr.quickstart.arms.check_arms`, which imports this module); :func:`rlvr.quickstart.run.checked_plan`
+runs both.
 """
 from __future__ import annotations
 
@@ -65,6 +68,11 @@ class Plan:
     scan_steps: list[int]
 
     @property
+    def arms(self) -> list[str]:
+        """The arms the run trains from the warm start, in order."""
+        return self.recipe.arms
+
+    @property
     def out(self) -> Path:
         """The run's output folder."""
         return Path(self.options.output_dir)
@@ -106,8 +114,27 @@ def _eval_specs(recipe: Recipe, eval_size: int | None) -> dict[str, dict[str, An
 def _primary(recipe: Recipe, specs: dict[str, dict[str, Any]]) -> PrimaryTest:
     held_out = [spec["split"] for spec in specs.values() if not is_tuning_split(spec["split"])]
     default_split = "test_in" if "test_in" in held_out or not held_out else held_out[0]
-    return PrimaryTest.from_recipe(recipe.task.primary_test, has_warm_start=recipe.warm_starts,
-                                   has_control=bool(recipe.control.control_arm), default_split=default_split)
+    return PrimaryTest.from_recipe(recipe.task.primary_test, arms=recipe.arms, has_warm_start=recipe.warm_starts,
+                                   default_split=default_split)
+
+
+#: learning-rate schedules whose rate at step s does not depend on the run's length
+LENGTH_FREE_SCHEDULES = ("constant", "constant_with_warmup")
+
+
+def check_plateau(recipe: Recipe) -> None:
+    """ValueError in one line when the warm start's plateau mode cannot work: no warm start, a schedule that
+    depends on ``sft_steps`` (a shorter run would not be a prefix of a longer one), or a set that is not for tuning."""
+    rule, sft = recipe.study.plateau, recipe.sft
+    if not recipe.warm_starts:
+        raise ValueError("plateau: the plateau mode trains the warm start, so the recipe needs sft_steps > 0 (the most steps)")
+    if sft.sft_lr_scheduler_type not in LENGTH_FREE_SCHEDULES:
+        raise ValueError(f"plateau: the warm start's schedule {sft.sft_lr_scheduler_type!r} depends on sft_steps; use "
+                         f"one of {list(LENGTH_FREE_SCHEDULES)} so that a shorter run is a prefix of a longer one")
+    split = str((eval_set_specs(recipe.task).get(str(rule["set"])) or {"split": rule["set"]})["split"])
+    if not is_tuning_split(split):
+        raise ValueError(f"plateau.set {rule['set']!r} is not a tuning set (valid* or train*): the plateau is found "
+                         "where recipes are tuned, never on a test split")
 
 
 def make_plan(options: QuickstartOptions) -> Plan:
@@ -115,10 +142,12 @@ def make_plan(options: QuickstartOptions) -> Plan:
     mistake, before any model is converted or loaded."""
     recipe = parse_recipe(options.recipe_argv(), prog="rlvr quickstart", device=options.device)
     recipe.training.eval_strategy = "no"  # rlvr quickstart scores every stage itself, on fixed tasks
-    if recipe.control.control_arm and not recipe.warm_starts:
-        raise ValueError("control_arm: the control arm continues the warm start, so the recipe needs sft_steps > 0")
+    if "control" in recipe.arms and not recipe.warm_starts:
+        raise ValueError("arms: the control arm continues the warm start, so the recipe needs sft_steps > 0")
+    if recipe.study.plateau:
+        check_plateau(recipe)
     check_families(recipe.task)
-    if recipe.warm_starts or recipe.control.control_arm:
+    if recipe.warm_starts or "control" in recipe.arms:
         check_solution_writers(c.family for c in sft_mixture(recipe.task, recipe.sft))
     scan = checkpoint_steps(options.eval_every, int(recipe.training.max_steps)) if options.eval_every else []
     if scan:  # every scored budget needs its checkpoint; keep them all

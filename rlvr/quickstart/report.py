@@ -1,38 +1,50 @@
-"""What ``rlvr quickstart`` reports: the result object, the per-split table and the printed report."""
+"""What ``rlvr quickstart`` reports: the result object, the per-split table and the printed report, over the
+stages a run had (the base model, the warm start, then each arm)."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 from rlvr.eval.layouts import metric_note
-from rlvr.quickstart.claims import Claims, is_tuning_split, render_claims
+from rlvr.quickstart.claims import Claims, is_tuning_split, label, render_claims
 from rlvr.quickstart.kinds import render_by_kind
 from rlvr.quickstart.scores import SplitScore, order_splits
 from rlvr.quickstart.step_scan import render_budget
 
-#: the score fields of the table, in order
-TABLE_FIELDS = ("format_ok", "valid", "exact_match", "f1")
+#: the score fields of the table: (field, header)
+TABLE_FIELDS = (("exact_match", "exact match %"), ("f1", "F1 %"), ("format_ok", "format ok %"))
 
 
 @dataclass
 class QuickstartResult:
-    """Every stage's scores, the paired tests, the arms' costs, and where everything was written."""
+    """Every stage's scores (``stages`` in run order; ``treated``: the arm the primary test is about), the paired
+    tests, the arms' budgets, the measurements, and where everything was written."""
 
     output_dir: str
-    before: dict[str, SplitScore]
-    after: dict[str, SplitScore]
+    stages: list[str]
+    scores: dict[str, dict[str, SplitScore]]
     train: dict[str, Any]
+    treated: str = "rl"
     seconds: dict[str, float] = field(default_factory=dict)
     table: str = ""
     splits: dict[str, Any] = field(default_factory=dict)
-    warm: dict[str, SplitScore] | None = None
     base_cache: str | None = None
     budget: list[dict[str, Any]] = field(default_factory=list)
     claims: Claims | None = None
     by_kind: dict[str, dict[str, list[int]]] = field(default_factory=dict)
     versus_common: dict[str, dict[str, Any]] = field(default_factory=dict)
-    control: dict[str, SplitScore] | None = None
     arms: dict[str, dict[str, Any]] = field(default_factory=dict)
+    measures: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def before(self) -> dict[str, SplitScore]:
+        """The base model's scores."""
+        return self.scores["base"]
+
+    @property
+    def after(self) -> dict[str, SplitScore]:
+        """The treated arm's scores."""
+        return self.scores[self.treated]
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (``quickstart.json``)."""
@@ -41,58 +53,19 @@ class QuickstartResult:
         return d
 
 
-def _cell(attr: str, b: SplitScore | None, w: SplitScore | None, a: SplitScore | None, c: SplitScore | None) -> str:
-    if b is None or a is None:
-        return "–"
-    vb, va = getattr(b, attr) * 100, getattr(a, attr) * 100
-    mid = f"{getattr(w, attr) * 100:.1f} -> " if w is not None else ""
-    control = f"; control {getattr(c, attr) * 100:.1f}" if c is not None else ""
-    return f"{vb:.1f} -> {mid}{va:.1f} ({va - vb:+.1f}){control}"
-
-
-def render_table(before: dict[str, SplitScore], after: dict[str, SplitScore],
-                 warm: dict[str, SplitScore] | None = None, control: dict[str, SplitScore] | None = None) -> str:
-    """A Markdown table: per split, format / valid / EM / F1 before -> (after the warm start ->) after (percent),
-    and the control arm's score beside it when the run has one."""
-    headers = ["split", "n", "format ok %", "valid %", "exact match %", "F1 %"]
+def render_table(scores: Mapping[str, Mapping[str, SplitScore]]) -> str:
+    """A Markdown table: per split, exact match, F1 and format share of every stage in run order (percent,
+    ``a / b / c``), the stages named in the header."""
+    stages = list(scores)
+    names = " / ".join(label(s) for s in stages)
+    headers = ["split", "n", *(f"{title}: {names}" for _, title in TABLE_FIELDS)]
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    for split in order_splits(list(dict.fromkeys([*before, *after]))):
-        b, a = before.get(split), after.get(split)
-        w, c = (warm or {}).get(split), (control or {}).get(split)
-        cells = [split, str((a or b).n)] + [_cell(attr, b, w, a, c) for attr in TABLE_FIELDS]
+    for split in order_splits(list(dict.fromkeys(s for by_split in scores.values() for s in by_split))):
+        cells = [split, str(next((sc[split].n for sc in scores.values() if split in sc), 0))]
+        for attr, _ in TABLE_FIELDS:
+            cells.append(" / ".join(f"{100 * getattr(sc[split], attr):.1f}" if split in sc else "–" for sc in scores.values()))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
-
-
-def _headline(qs: QuickstartResult) -> list[str]:
-    t = qs.train
-    ws = t.get("warm_start") or {}
-    algo = str(t.get("algorithm", "grpo")).upper()
-    stages = (f"warm start ({ws.get('steps')} SFT steps on verified worked solutions, loss {ws.get('first_loss', 0):.2f} -> "
-              f"{ws.get('last_loss', 0):.2f}), then " if ws else "")
-    columns = "base -> after the warm start -> after " + algo if ws else "base -> after " + algo
-    return [
-        "# rlvr quickstart", "",
-        f"{stages}{algo} + LoRA on {', '.join(t['family'])} ({t['options'][0] if t['options'] else {}}), "
-        f"{t['steps']} steps at {t['seconds_per_step']:.1f} s/step; rewards {t['reward_funcs']} (mode {t['reward_mode']}).",
-        *_arms_lines(qs.arms), "",
-        *(render_claims(qs.claims) + [""] if qs.claims else []),
-        f"columns: {columns}" + ("; the control arm (more SFT) after ';'" if qs.control else ""), "",
-        qs.table, "",
-        metric_note(t["family"][0]) + ". Greedy decoding, the same tasks at every stage.", "",
-        f"figure: {qs.output_dir}/quickstart.png (train curves; scores per split)",
-    ]
-
-
-def _arms_lines(arms: dict[str, dict[str, Any]]) -> list[str]:
-    """The two arms' budgets side by side: the declared match, steps, rows, tokens and minutes."""
-    if "control" not in arms:
-        return []
-    rl, control = arms["rl"], arms["control"]
-    return [f"control arm: {control['steps']} SFT steps x {control['rows_per_step']} fresh verified worked solutions "
-            f"from the warm start (match: {control['match']}); RL {rl['steps']} steps x {rl['prompts_per_step']} prompts "
-            f"x {rl['completions_per_prompt']} completions. Minutes: RL {rl['seconds'] / 60:.1f}, control "
-            f"{control['seconds'] / 60:.1f}; trained tokens: RL {_count(rl.get('tokens'))}, control {_count(control.get('tokens'))}"]
 
 
 def _count(value: Any) -> str:
@@ -100,28 +73,83 @@ def _count(value: Any) -> str:
     return "n/a" if value is None else f"{int(round(float(value))):,}"
 
 
-def _split_lines(qs: QuickstartResult, algo: str) -> list[str]:
+def arm_lines(arms: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """One line per arm: what it trained on, its optimizer steps, trained and generated tokens, minutes."""
+    lines = []
+    for name, b in arms.items():
+        if name == "rl":
+            what = f"{b['steps']} steps x {b['prompts_per_step']} prompts x {b['completions_per_prompt']} completions"
+        elif name == "rft":
+            what = (f"kept {b['kept_rows']} of {b['sampled_completions']} completions sampled at temperature {b['temperature']:g} "
+                    f"on RL's {b['sampled_prompts']} prompts; {b['steps']} steps x {b['rows_per_step']} rows")
+        else:
+            what = f"{b['steps']} steps x {b.get('rows_per_step', '?')} rows" + (f" (match: {b['match']})" if b.get("match") else "")
+        lines.append(f"  {label(name)}: {what}; trained completions {b.get('trained_completions', 'n/a')}, trained tokens "
+                     f"{_count(b.get('trained_tokens'))}, generated tokens {_count(b.get('generated_tokens'))}, "
+                     f"{float(b.get('seconds') or 0) / 60:.1f} min")
+    if len(arms) > 1:
+        lines.append("  matched: optimizer steps and rows per step (step- and row-matched); generation is not matched")
+    return lines
+
+
+def _headline(qs: QuickstartResult) -> list[str]:
+    t = qs.train
+    ws = t.get("warm_start") or {}
+    plateau = ws.get("plateau")
+    stages = (f"warm start ({ws.get('steps')} SFT steps on verified worked solutions, loss {ws.get('first_loss') or 0:.2f} -> "
+              f"{ws.get('last_loss') or 0:.2f}{'; plateau step ' + str(plateau.get('plateau_step')) if plateau else ''}), then "
+              if ws else "")
+    options = t["options"][0] if t.get("options") else {}
+    rl = f", RL {t['steps']} steps at {t['seconds_per_step']:.1f} s/step" if "steps" in t else ""
+    return [
+        "# rlvr quickstart", "",
+        f"{stages}{', '.join(label(a) for a in qs.arms)} on {', '.join(t['family'])} ({options}){rl}; rewards "
+        f"{t['reward_funcs']} (mode {t['reward_mode']}).", "", "arms (each from the warm start):", *arm_lines(qs.arms), "",
+        *(render_claims(qs.claims) + [""] if qs.claims else []),
+        qs.table, "",
+        metric_note(t["family"][0]) + ". Greedy decoding, the same tasks at every stage.", "",
+        f"figure: {qs.output_dir}/quickstart.png (train curves; scores per split)",
+    ]
+
+
+def _split_lines(qs: QuickstartResult) -> list[str]:
     lines = ["", "paired tests per split (the same tasks at every stage; exact McNemar on exact match, exact",
              "Wilcoxon signed-rank on per-task reward; p uncorrected here, Holm-corrected in summary.json's secondary;",
              "valid* / train* sets are for tuning, listed last):"]
     for split, row in sorted(qs.splits.items(), key=lambda kv: is_tuning_split(kv[0])):
-        mid = f" -> {100 * row['em_warm']:.1f}" if "em_warm" in row else ""
-        lines.append(
-            f"  {split}: exact match {100 * row['em_before']:.1f}{mid} -> {100 * row['em_after']:.1f} % "
-            f"(± {100 * row['em_se_after']:.1f} SE, n = {row['n']}); base -> final +{row['gained']} / -{row['lost']}, "
-            f"p = {row['p_value']:.3g}; reward {row['reward_before']:.3f} -> {row['reward_after']:.3f}, p = {row['reward_p_value']:.3g}")
-        if "p_value_rl" in row:
-            lines.append(
-                f"      {algo} alone (warm start -> final): exact match +{row['gained_rl']} / -{row['lost_rl']}, "
-                f"p = {row['p_value_rl']:.3g}; reward {row['reward_warm']:.3f} -> {row['reward_after']:.3f} "
-                f"({row['better_rl']} tasks up, {row['worse_rl']} down), p = {row['reward_p_value_rl']:.3g}")
-        if "p_value_vs_control" in row:
-            lines.append(
-                f"      {algo} against the control (control -> final): exact match {100 * row['em_control']:.1f} -> "
-                f"{100 * row['em_after']:.1f} %, +{row['gained_vs_control']} / -{row['lost_vs_control']}, "
-                f"p = {row['p_value_vs_control']:.3g}; reward {row['reward_control']:.3f} -> {row['reward_after']:.3f}, "
-                f"p = {row['reward_p_value_vs_control']:.3g}")
+        ems = " | ".join(f"{label(s)} {100 * v['em']:.1f}" for s, v in row["stages"].items())
+        lines.append(f"  {split} (n = {row['n']}): exact match % {ems}")
+        for test in row["tests"].values():
+            ref, treated = test["reference"], test["treated"]
+            if ref == "base" and treated != qs.treated:  # base -> each control: in summary.json only
+                continue
+            r_ref, r_tr = row["stages"][ref].get("reward"), row["stages"][treated].get("reward")
+            reward = f"{r_ref:.3f} -> {r_tr:.3f}" if r_ref is not None and r_tr is not None else "n/a"
+            lines.append(f"      {label(ref)} -> {label(treated)}: exact match +{test['gained']} / -{test['lost']}, "
+                         f"p = {test['p_value']:.3g}; reward {reward} ({test['better']} up, {test['worse']} down), "
+                         f"p = {test['reward_p_value']:.3g}")
     lines.append(f"  machine-readable: {qs.output_dir}/summary.json")
+    return lines
+
+
+def measure_lines(measures: Mapping[str, Any]) -> list[str]:
+    """pass@1 / pass@k per stage, retention per stage, and each arm's KL from the warm start."""
+    lines: list[str] = []
+    if "pass_at_k" in measures:
+        m = measures["pass_at_k"]
+        k = m["samples"]
+        cells = "; ".join(f"{label(s)} {100 * v['pass@1']:.1f} / {100 * v[f'pass@{k}']:.1f}" for s, v in m["stages"].items())
+        lines += ["", f"pass@1 / pass@{k} % at temperature {m['temperature']:g} on {m['set']} (n = "
+                      f"{next(iter(m['stages'].values()))['n']}): {cells}"]
+    if "retention" in measures:
+        m = measures["retention"]
+        cells = "; ".join(f"{label(s)} {100 * v['em']:.1f}" for s, v in m["stages"].items())
+        lines.append(f"retention ({', '.join(m['families'])} {m['split']}, greedy exact match %): {cells}")
+    if "kl" in measures:
+        m = measures["kl"]
+        cells = "; ".join(f"{label(s)} {v['kl_per_sequence']:.3f} per completion ({v['kl_per_token']:.4f} per token)"
+                          for s, v in m["stages"].items())
+        lines.append(f"KL from the warm start on the arm's own samples of {m['split']} prompts: {cells}")
     return lines
 
 
@@ -153,15 +181,14 @@ def _kind_lines(qs: QuickstartResult) -> list[str]:
     return lines
 
 
-def report_markdown(qs: QuickstartResult) -> str:
+def report_markdown(qs: QuickstartResult, budget_stages: Sequence[str] = ("warm", "base")) -> str:
     """The quickstart report (what the command prints at the end)."""
-    algo = str(qs.train.get("algorithm", "grpo")).upper()
-    lines = _headline(qs) + _kind_lines(qs)
+    lines = _headline(qs) + measure_lines(qs.measures) + _kind_lines(qs)
     if qs.splits:
-        lines += _split_lines(qs, algo)
+        lines += _split_lines(qs)
     lines += _train_lines(qs)
     if qs.budget:
-        ref = "warm start" if qs.warm else "base"
+        ref = next((label(s) for s in budget_stages if s in qs.stages), "base")
         lines += ["", f"the RL stage against its step budget ({ref} -> the checkpoint at each budget; --eval-every):", "",
                   render_budget(qs.budget)]
     lines += ["", "seconds: " + ", ".join(f"{k} {v}" for k, v in qs.seconds.items()), f"output: {qs.output_dir}"]

@@ -1,15 +1,12 @@
-"""Per-split scores of each evaluated model, and the paired tests between them.
+"""Per-split scores of each evaluated model (a *stage*: ``base``, ``warm``, then one per arm), and the paired
+tests between them.
 
 Every stage of ``rlvr quickstart`` scores the same greedy tasks, so each pair of stages is compared task by
-task. Per split, against the final (RL) model (the recipe declares ONE of these as its primary test,
-:mod:`rlvr.quickstart.claims`; the rest are secondary and reported with Holm-adjusted p-values):
-
-- ``p_value`` / ``gained`` / ``lost``: base -> final, exact McNemar test on exact match;
-  ``reward_p_value`` / ``better`` / ``worse`` / ``reward_diff``: exact Wilcoxon signed-rank test on per-task reward;
-- the same keys with ``_rl``: warm start -> final (the RL stage's own contribution);
-- the same keys with ``_vs_control``: the control arm (more SFT from the warm start) -> final;
-- ``em_*``, ``reward_*``, ``f1_*``, ``format_*`` at every stage (``before``, ``warm``, ``control``, ``after``),
-  with standard errors of exact match.
+task. A split row of :func:`build_summary` holds ``n``, ``stages`` (per stage: ``em`` with its standard error
+``em_se``, ``reward``, ``f1``, ``format``) and ``tests`` keyed ``"reference->treated"``: the exact McNemar test on
+exact match (``gained``, ``lost``, ``p_value``) and the exact Wilcoxon signed-rank test on per-task reward
+(``better``, ``worse``, ``reward_diff``, ``reward_p_value``). Which pairs are tested: :func:`comparisons` (the
+recipe declares ONE as its primary test, :mod:`rlvr.quickstart.claims`).
 """
 from __future__ import annotations
 
@@ -20,10 +17,12 @@ from rlvr.eval.stats import mean_se, paired_exact_test, paired_signed_rank_test
 from rlvr.eval.tables import metric_value
 from rlvr.reasons import format_ok
 
-#: the key suffix of each stage's scores in a split row
-STAGE_KEYS = {"base": "before", "warm": "warm", "control": "control", "final": "after"}
-#: the key suffix of each stage's paired tests against the final model
-TEST_SUFFIX = {"base": "", "warm": "_rl", "control": "_vs_control"}
+#: the stages every run may have before its arms: the base model and the warm start
+PRE_ARM_STAGES = ("base", "warm")
+#: the stage names summaries written before arms were data used, and the old key suffix of each
+LEGACY_STAGES = {"base": "before", "warm": "warm", "control": "control", "rl": "after"}
+#: the old test-key suffix of each legacy comparison, reference -> rl
+LEGACY_TESTS = {"base": "", "warm": "_rl", "control": "_vs_control"}
 #: the split groups' display order
 _SPLIT_ORDER = {"in": 0, "cross": 1, "out": 2}
 
@@ -122,41 +121,73 @@ def _paired(ref: dict[str, Any], treated: dict[str, Any]) -> tuple[list[Any], li
     return [ref[i] for i in ids], [treated[i] for i in ids]
 
 
-def _stage_values(stage: str, right: Sequence[bool], score: SplitScore | None) -> dict[str, Any]:
+def test_key(reference: str, treated: str) -> str:
+    """The key of a comparison in a split row's ``tests``: ``"reference->treated"``."""
+    return f"{reference}->{treated}"
+
+
+def comparisons(stages: Sequence[str], treated: str | None = None) -> list[tuple[str, str]]:
+    """The (reference, treated) pairs a run tests: the base model and the warm start against every arm, and
+    every other arm against ``treated`` (default: the first arm). ``stages`` in run order, arms after
+    :data:`PRE_ARM_STAGES`."""
+    arms = [s for s in stages if s not in PRE_ARM_STAGES]
+    pairs: list[tuple[str, str]] = []
+    for arm in arms:
+        pairs += [(ref, arm) for ref in PRE_ARM_STAGES if ref in stages]
+    treated = treated or (arms[0] if arms else None)
+    pairs += [(arm, treated) for arm in arms if arm != treated and treated is not None]
+    return pairs
+
+
+def _stage_values(right: Sequence[bool], score: SplitScore | None) -> dict[str, Any]:
     """A stage's exact match (with its standard error), reward, F1 and format share on one split."""
-    name = STAGE_KEYS[stage]
     em, se, _ = mean_se(float(x) for x in right)
-    return {f"em_{name}": em, f"em_se_{name}": se, f"reward_{name}": score.reward if score else None,
-            f"f1_{name}": score.f1 if score else None, f"format_{name}": score.format_ok if score else None}
+    return {"em": em, "em_se": se, "reward": score.reward if score else None, "f1": score.f1 if score else None,
+            "format": score.format_ok if score else None}
 
 
-def _paired_tests(suffix: str, ref: tuple[dict, dict], final: tuple[dict, dict]) -> dict[str, Any]:
-    """The exact McNemar test on exact match and the Wilcoxon signed-rank test on reward, ``ref`` -> ``final``
+def _paired_tests(ref: tuple[dict, dict], treated: tuple[dict, dict]) -> dict[str, Any]:
+    """The exact McNemar test on exact match and the Wilcoxon signed-rank test on reward, ``ref`` -> ``treated``
     (each a pair of ``{task id: correct}`` and ``{task id: reward}`` maps of one split)."""
-    em = paired_exact_test(*_paired(ref[0], final[0]))
-    rank = paired_signed_rank_test(*_paired(ref[1], final[1]))
-    return {f"gained{suffix}": em.gained, f"lost{suffix}": em.lost, f"p_value{suffix}": em.p_value,
-            f"better{suffix}": rank.better, f"worse{suffix}": rank.worse, f"reward_diff{suffix}": rank.mean_diff,
-            f"reward_p_value{suffix}": rank.p_value}
+    em = paired_exact_test(*_paired(ref[0], treated[0]))
+    rank = paired_signed_rank_test(*_paired(ref[1], treated[1]))
+    return {"gained": em.gained, "lost": em.lost, "p_value": em.p_value, "better": rank.better, "worse": rank.worse,
+            "reward_diff": rank.mean_diff, "reward_p_value": rank.p_value}
 
 
-def build_summary(stages: Mapping[str, StageResult]) -> dict[str, Any]:
-    """Per split (``in``, ``cross``, ``out``, ...): n, each stage's exact match (with standard errors), reward,
-    F1 and format share (fractions in [0, 1]), and the paired tests of every other stage against ``final``
-    (``base`` is required; ``warm`` and ``control`` are optional)."""
+def build_summary(stages: Mapping[str, StageResult], pairs: Sequence[tuple[str, str]] | None = None) -> dict[str, Any]:
+    """Per split (``in``, ``cross``, ``out``, ...): ``n``, every stage's scores on the tasks all stages share, and
+    the paired tests of ``pairs`` (default :func:`comparisons` of the stages, in their order)."""
     correct = {name: per_task(stage.records) for name, stage in stages.items()}
     reward = {name: per_task(stage.records, "reward") for name, stage in stages.items()}
-    final = "final"
+    pairs = comparisons(list(stages)) if pairs is None else pairs
     splits: dict[str, Any] = {}
-    for split in order_splits(list(dict.fromkeys([*correct["base"], *correct[final]]))):
-        final_maps = (correct[final].get(split, {}), reward[final].get(split, {}))
-        base_right, _ = _paired(correct["base"].get(split, {}), final_maps[0])
-        row: dict[str, Any] = {"n": len(base_right)}
+    for split in order_splits(list(dict.fromkeys(s for by_split in correct.values() for s in by_split))):
+        shared = set.intersection(*(set(c.get(split, {})) for c in correct.values()))
+        row: dict[str, Any] = {"n": len(shared), "stages": {}, "tests": {}}
         for name, stage in stages.items():
-            ref_right, _ = _paired(correct[name].get(split, {}), final_maps[0])
-            row.update(_stage_values(name, ref_right, stage.scores.get(split)))
-            if name in TEST_SUFFIX:
-                row.update(_paired_tests(TEST_SUFFIX[name], (correct[name].get(split, {}), reward[name].get(split, {})),
-                                         final_maps))
+            right = [v for i, v in correct[name].get(split, {}).items() if i in shared]
+            row["stages"][name] = _stage_values(right, stage.scores.get(split))
+        for ref, treated in pairs:
+            maps = [(correct[n].get(split, {}), reward[n].get(split, {})) for n in (ref, treated)]
+            row["tests"][test_key(ref, treated)] = {"reference": ref, "treated": treated, **_paired_tests(*maps)}
         splits[split] = row
     return splits
+
+
+def from_legacy(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A split row of a summary written before arms were data (``em_before``, ``p_value_vs_control``, ...) in
+    today's shape (``stages``, ``tests``); a row already in it is returned as it is."""
+    if "stages" in row:
+        return dict(row)
+    out: dict[str, Any] = {"n": row.get("n"), "stages": {}, "tests": {}}
+    for stage, suffix in LEGACY_STAGES.items():
+        if f"em_{suffix}" in row:
+            out["stages"][stage] = {key: row.get(f"{old}_{suffix}") for key, old in
+                                    (("em", "em"), ("em_se", "em_se"), ("reward", "reward"), ("f1", "f1"), ("format", "format"))}
+    for ref, suffix in LEGACY_TESTS.items():
+        if f"p_value{suffix}" in row:
+            out["tests"][test_key(ref, "rl")] = {
+                "reference": ref, "treated": "rl", **{key: row.get(f"{key}{suffix}") for key in
+                                                      ("gained", "lost", "p_value", "better", "worse", "reward_diff", "reward_p_value")}}
+    return out

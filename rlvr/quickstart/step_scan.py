@@ -14,7 +14,7 @@ from typing import Any, Sequence
 from rlvr.eval.plots import pyplot
 from rlvr.eval.stats import holm
 from rlvr.files import atomic_path
-from rlvr.quickstart.claims import TEST_KEYS, PrimaryTest
+from rlvr.quickstart.claims import PrimaryTest
 
 
 def checkpoint_steps(eval_every: int, max_steps: int) -> list[int]:
@@ -31,14 +31,14 @@ def checkpoint_dir(train_dir: Path, step: int) -> Path:
 
 def trend_summary(trend: dict[str, Any] | None) -> dict[str, Any]:
     """The training-reward trend's own keys (difference, interval, steps per quarter) of a
-    :func:`rlvr.quickstart.report.reward_trend` result."""
+    :func:`rlvr.quickstart.trend.reward_trend` result."""
     return {k: v for k, v in (trend or {}).items() if k.startswith(("train_reward_trend", "quarter_"))}
 
 
 def rl_significant(split_row: dict[str, Any], alpha: float = 0.05, primary: PrimaryTest | None = None) -> bool:
-    """Whether the RL stage's primary test (``primary``'s test; default the exact McNemar test on exact
-    match) is below ``alpha`` on a split row, uncorrected (the final budget's own claim)."""
-    key = TEST_KEYS[("rl", primary.test if primary else "mcnemar")][0]
+    """Whether the RL stage's own test (``primary``'s test; default the exact McNemar test on exact match) is below
+    ``alpha`` on a budget row's split, uncorrected (the final budget's own claim)."""
+    key = "p_value_rl" if (primary.test if primary else "mcnemar") == "mcnemar" else "reward_p_value_rl"
     return split_row.get(key, 1.0) < alpha
 
 
@@ -48,22 +48,36 @@ def em_change_in_se(split_row: dict[str, Any]) -> float | None:
     return (split_row["em_after"] - split_row["em_warm"]) / se if se else None
 
 
+def _budget_split(row: dict[str, Any], reference: str) -> dict[str, Any]:
+    """A split row of :func:`~rlvr.quickstart.scores.build_summary` (``reference`` and ``rl`` stages) as a budget
+    row's split: the reference's and the checkpoint's exact match, both RL-alone tests."""
+    ref, rl = row["stages"].get(reference, {}), row["stages"]["rl"]
+    test = row["tests"].get(f"{reference}->rl", {})
+    out = {"n": row["n"], "em_after": rl["em"], "em_se_after": rl["em_se"], "reward_after": rl["reward"]}
+    if reference == "warm":
+        out.update(em_warm=ref["em"], em_se_warm=ref["em_se"], reward_warm=ref["reward"])
+        out.update({f"{k}_rl": test[k] for k in ("gained", "lost", "p_value", "better", "worse") if k in test})
+        if "reward_p_value" in test:
+            out["reward_p_value_rl"] = test["reward_p_value"]
+    return out
+
+
 def budget_row(steps: int, max_steps: int, train_seconds: float, splits: dict[str, Any],
-               trend: dict[str, Any] | None = None, primary: PrimaryTest | None = None) -> dict[str, Any]:
+               trend: dict[str, Any] | None = None, primary: PrimaryTest | None = None,
+               reference: str = "warm") -> dict[str, Any]:
     """One budget: its step count, the GRPO minutes it took (the run's measured training time pro rata,
-    steps take near-constant time), per split the RL stage's paired tests at that budget, and
-    ``train_reward``: the training-reward trend over the budget's steps (``trend``, as
-    :func:`rlvr.quickstart.report.reward_trend` gives it on the log history up to ``steps``)."""
-    keep = ("n", "em_warm", "em_se_warm", "em_after", "em_se_after", "gained_rl", "lost_rl", "p_value_rl",
-            "reward_warm", "reward_after", "better_rl", "worse_rl", "reward_p_value_rl")
+    steps take near-constant time), per split the RL stage's paired tests at that budget (``reference`` ->
+    checkpoint), and ``train_reward``: the training-reward trend over the budget's steps (``trend``, as
+    :func:`rlvr.quickstart.trend.reward_trend` gives it on the log history up to ``steps``).
+    ``primary_p_value``: the RL-alone test at this budget on the primary test's split."""
     primary = primary or PrimaryTest()
-    row = splits.get(primary.group) or {}
-    p_key = TEST_KEYS[(primary.stage, primary.test)][0]
+    rows = {name: _budget_split(row, reference) for name, row in splits.items()}
+    at = rows.get(primary.group) or {}
     return {
         "steps": int(steps),
-        "primary_p_value": row.get(p_key),
+        "primary_p_value": at.get("p_value_rl" if primary.test == "mcnemar" else "reward_p_value_rl"),
         "train_minutes": round(train_seconds * steps / max(max_steps, 1) / 60.0, 2),
-        "splits": {name: {k: row[k] for k in keep if k in row} for name, row in splits.items()},
+        "splits": rows,
         "train_reward": trend_summary(trend),
     }
 

@@ -1,7 +1,8 @@
-"""The quickstart's training stages: the warm start, the RL stage, and the control arm beside it.
+"""The quickstart's training stages: the warm start, the RL stage, and the SFT control arm beside it.
 
 - :func:`warm_start`: supervised training on verified worked solutions (recipes with ``sft_steps > 0``),
-  merged into the weights; both arms start from it.
+  merged into the weights; every arm starts from it. With ``plateau`` it trains until a tuning set's exact
+  match stops rising (:mod:`rlvr.quickstart.plateau`).
 - :func:`rl_stage`: GRPO/RLOO + LoRA from the warm-started model.
 - :func:`control_arm`: from the same warm-started model, more supervised training on fresh verified worked
   solutions from the same training split, as many optimizer steps as the RL stage took, the rows per step
@@ -27,7 +28,7 @@ from rlvr.train.sft import SFTResult, cold_start, run_sft
 from rlvr.train.sft_data import build_sft_dataset, sft_mixture
 
 #: what the summary keeps of the warm start
-WARM_KEYS = ("steps", "first_loss", "last_loss", "merged_dir")
+WARM_KEYS = ("steps", "first_loss", "last_loss", "merged_dir", "num_tokens", "seconds")
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,9 @@ class RLShape:
 
 def warm_start(plan: Plan, evaluator: Evaluator) -> tuple[StageResult | None, dict[str, Any]]:
     """The warm start and its evaluation (nothing without ``sft_steps``); afterwards the recipe's model is the
-    merged warm-started model, where both arms start. Returns its scores and the summary's ``warm_start``."""
+    merged warm-started model, where every arm starts. Returns its scores and the summary's ``warm_start``
+    (with ``plateau``: the tuning set's curve and the plateau step)."""
+    from rlvr.quickstart.plateau import PlateauWatch
     from rlvr.train.progress import SFT_KEYS, console_callbacks  # imports transformers
 
     recipe = plan.recipe
@@ -60,16 +63,26 @@ def warm_start(plan: Plan, evaluator: Evaluator) -> tuple[StageResult | None, di
     if not recipe.warm_starts:
         return None, {}
     sft.sft_output_dir = sft.sft_output_dir or str(plan.out / "warm_start")
-    say(f"warm start: {sft.sft_steps} SFT steps on {sft.sft_train_size} verified worked solutions "
+    rule = recipe.study.plateau
+    until = f"until {rule['set']} exact match gains at most {100 * float(rule['min_gain']):g} points in {rule['every']} steps (at most {sft.sft_steps})" \
+        if rule else f"{sft.sft_steps}"
+    say(f"warm start: {until} SFT steps on {sft.sft_train_size} verified worked solutions "
         f"({sft.sft_style}) from the {sft.sft_split} split")
     t0 = time.time()
     callbacks = console_callbacks(recipe.task.console, sft.sft_output_dir, sft.sft_steps, sft.sft_logging_steps,
                                   keys=SFT_KEYS, desc="warm start", every=max(1, sft.sft_steps // 4))
+    watch = None
+    if rule:
+        watch = PlateauWatch.for_plan(plan, rule, str(recipe.model.model_name_or_path), Path(sft.sft_output_dir) / "plateau")
+        callbacks.append(watch.callback())
     result = cold_start(recipe.task, sft, recipe.training, recipe.model, callbacks=callbacks)
     evaluator.seconds["warm_start"] = round(time.time() - t0, 1)
     recipe.model.model_name_or_path = result.merged_dir
     warm = evaluator.stage("eval_warm", "the warm-started model", str(result.merged_dir))
-    return warm, {k: result.to_dict()[k] for k in WARM_KEYS}
+    info = {k: result.to_dict()[k] for k in WARM_KEYS}
+    if watch is not None:
+        info["plateau"] = {**watch.summary(), "eval_seconds": round(sum(watch.evaluator.seconds.values()), 1)}
+    return warm, info
 
 
 def rl_stage(plan: Plan, evaluator: Evaluator) -> TrainResult:
@@ -81,7 +94,7 @@ def rl_stage(plan: Plan, evaluator: Evaluator) -> TrainResult:
         f"{training.output_dir}/metrics.jsonl{tensorboard})")
     t0 = time.time()
     result = train(task, training, plan.recipe.model, callbacks=run_callbacks(task, training), adapter=plan.recipe.adapter)
-    evaluator.seconds["train"] = round(time.time() - t0, 1)
+    evaluator.seconds["rl"] = round(time.time() - t0, 1)
     return result
 
 
@@ -100,7 +113,8 @@ def control_rows_per_step(plan: Plan) -> int:
 
 
 def train_control(plan: Plan, steps: int) -> tuple[SFTResult, float]:
-    """``steps`` SFT steps from the warm-started model on fresh worked solutions; returns the result and seconds."""
+    """``steps`` SFT steps from the warm-started model (the recipe's current model) on fresh worked solutions;
+    returns the result and seconds."""
     from rlvr.train.progress import SFT_KEYS, console_callbacks  # imports transformers
 
     recipe, ctrl = plan.recipe, plan.recipe.control
@@ -125,30 +139,10 @@ def train_control(plan: Plan, steps: int) -> tuple[SFTResult, float]:
     return result, round(time.time() - t0, 1)
 
 
-def control_arm(plan: Plan, evaluator: Evaluator, rl: TrainResult) -> tuple[StageResult, dict[str, dict[str, Any]]]:
-    """The control arm, trained for the RL stage's steps and scored on the same tasks; returns its scores and
-    both arms' budgets (``arms``: steps, rows, tokens, seconds; the declared match)."""
-    result, seconds = train_control(plan, int(rl.global_step))
-    evaluator.seconds["control"] = seconds
-    stage = evaluator.stage("eval_control", "the control arm (more SFT from the warm start)",
-                            str(plan.recipe.model.model_name_or_path), result.adapter_dir)
-    shape = RLShape.of(plan.recipe.training)
-    arms = {
-        "rl": {"steps": int(rl.global_step), "prompts_per_step": shape.prompts,
-               "completions_per_prompt": shape.completions_per_prompt, "seconds": evaluator.seconds.get("train", 0.0),
-               "tokens": rl.last_train_log.get("num_tokens")},
-        "control": {"steps": result.steps, "rows_per_step": control_rows_per_step(plan),
-                    "rows": int(result.dataset.get("rows", 0)), "match": plan.recipe.control.control_match,
-                    "learning_rate": plan.recipe.control.control_learning_rate, "seconds": seconds,
-                    "tokens": result.num_tokens, "adapter_dir": result.adapter_dir},
-    }
-    return stage, arms
-
-
 def trained_adapter(plan: Plan) -> str:
     """The RL stage's final adapter folder."""
     return str(Path(plan.recipe.training.output_dir))
 
 
-__all__ = ["RLShape", "control_arm", "control_rows_per_step", "control_seed", "rl_stage",
-           "train_control", "trained_adapter", "warm_start"]
+__all__ = ["RLShape", "control_rows_per_step", "control_seed", "rl_stage", "train_control", "trained_adapter",
+           "warm_start"]

@@ -109,24 +109,36 @@ def eval_set_specs(task_args: TaskArguments) -> dict[str, dict[str, Any]]:
     for split in task_args.eval_splits or []:
         specs[split] = {"mix": base, "split": split, "size": task_args.eval_size}
     for name, spec in (task_args.eval_sets or {}).items():
-        if isinstance(spec, str):
-            spec = {"split": spec}
-        if not isinstance(spec, dict) or "split" not in spec:
-            raise ValueError(f"eval set {name!r}: needs at least a `split`")
-        unknown = set(spec) - {"split", "families", "mixture", "options", "size"}
-        if unknown:
-            raise ValueError(f"eval set {name!r}: unknown key(s) {sorted(unknown)}")
-        options = dict(spec.get("options") or {})
-        if spec.get("families") or spec.get("mixture"):
-            families = spec.get("families")
-            if isinstance(families, str):
-                families = families.replace(",", " ").split()
-            mix = build_mix(spec.get("mixture"), families,
-                            {**task_args.prompt_options(), **task_args.task_options, **options})
-        else:
-            mix = [replace(m, options={**m.options, **options}) for m in base]
-        specs[str(name)] = {"mix": mix, "split": str(spec["split"]), "size": int(spec.get("size", task_args.eval_size))}
+        specs[str(name)] = eval_set_spec(task_args, str(name), spec)
     return specs
+
+
+def eval_set_spec(task_args: TaskArguments, name: str, spec: Any) -> dict[str, Any]:
+    """One eval set's spec ``{"mix", "split", "size"}`` from a split name or ``{split, families | mixture,
+    options, size}`` (without families: the training mixture, ``options`` on top); ValueError naming ``name``."""
+    if isinstance(spec, str):
+        spec = {"split": spec}
+    if not isinstance(spec, dict) or not spec.get("split"):
+        raise ValueError(f"eval set {name!r}: needs at least a `split`")
+    unknown = set(spec) - {"split", "families", "mixture", "options", "size"}
+    if unknown:
+        raise ValueError(f"eval set {name!r}: unknown key(s) {sorted(unknown)}")
+    options = dict(spec.get("options") or {})
+    if spec.get("families") or spec.get("mixture"):
+        families = spec.get("families")
+        if isinstance(families, str):
+            families = families.replace(",", " ").split()
+        mix = build_mix(spec.get("mixture"), families, {**task_args.prompt_options(), **task_args.task_options, **options})
+    else:
+        mix = [replace(m, options={**m.options, **options}) for m in task_args.mix()]
+    return {"mix": mix, "split": str(spec["split"]), "size": int(spec.get("size") or task_args.eval_size)}
+
+
+def named_eval_set(task_args: TaskArguments, name: str, size: int | None = None) -> dict[str, dict[str, Any]]:
+    """``{name: spec}`` for one set named like a recipe's tuning set: one of its eval sets (e.g. the molecules
+    recipe's ``train_tune``), else a split of the training mixture; ``size`` replaces the set's own."""
+    own = eval_set_specs(task_args).get(name) or eval_set_spec(task_args, name, {"split": name})
+    return {name: {**own, "size": int(size or own["size"])}}
 
 
 def build_eval_sets(task_args: TaskArguments) -> dict[str, Any]:

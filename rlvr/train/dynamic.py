@@ -16,6 +16,11 @@ history and draws the same tasks.
 Built on TRL's trainer as a subclass: :meth:`_calculate_rewards` (the gathered rewards of a batch)
 and :meth:`_generate_and_score_completions` (the batch handed to the loss).
 
+The hook also keeps the run's prompt stream: every group it generated for (drawn and fresh, in order) as its
+task record in ``rlvr_prompt_log``, which :func:`rlvr.train.runner.train` writes to ``prompts.jsonl`` (what a
+rejection-sampling arm samples again), and counts the completion tokens generated (``rlvr/generated_tokens``,
+cumulative, this process).
+
 Logged per step: ``dynamic/zero_std_groups`` (groups of the drawn batch with no reward spread),
 ``dynamic/replaced``, ``dynamic/unfilled``, ``dynamic/extra_groups`` (groups generated to replace
 them), ``dynamic/rounds``, ``rlvr/reward_drawn`` (mean reward of the batch as drawn, before any
@@ -179,7 +184,17 @@ class SamplingHooks:
 
     rlvr_sampler: TaskSampler | None = None
     rlvr_dynamic: DynamicSamplingConfig | None = None
+    rlvr_prompt_log: list[str] | None = None
+    rlvr_generated_tokens: int = 0
     _rlvr_rewards: Any = None
+
+    def _log_generation(self, inputs: list[Mapping[str, Any]], batch: Mapping[str, Any], group: int) -> None:
+        """Keep one task record per generated group and count the completion tokens generated."""
+        if self.rlvr_prompt_log is not None:
+            self.rlvr_prompt_log += [str(row.get("task_json", "")) for row in inputs[::group]]
+        mask = batch.get("completion_mask")
+        if mask is not None:
+            self.rlvr_generated_tokens += int(mask.sum().item())
 
     def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):  # noqa: D102 - TRL hook
         rewards_per_func = super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
@@ -203,6 +218,7 @@ class SamplingHooks:
             return batch
         metrics = self._metrics["train"]
         group = int(self.num_generations)
+        self._log_generation(inputs, batch, group)
         rank, n_local = self.accelerator.process_index, len(inputs)
         drawn = self._weighted_rewards()
         metrics["rlvr/reward_drawn"].append(float(drawn.nanmean().item()))
@@ -211,6 +227,7 @@ class SamplingHooks:
                 if not key.startswith("frontier/rate/"):
                     metrics[key].append(value)
         if self.rlvr_dynamic is None:
+            metrics["rlvr/generated_tokens"].append(float(self.rlvr_generated_tokens))
             return batch
         if n_local % group:
             raise ValueError(f"dynamic sampling needs whole groups on every process: {n_local} rows per process is "
@@ -229,7 +246,9 @@ class SamplingHooks:
                 need = int(self.rlvr_dynamic.max_groups)
             elif self.rlvr_dynamic.max_groups is not None:
                 need = min(need, int(self.rlvr_dynamic.max_groups))
-            fresh = super()._generate_and_score_completions(fresh_inputs(self.rlvr_sampler, need, group, rank))
+            asked = fresh_inputs(self.rlvr_sampler, need, group, rank)
+            fresh = super()._generate_and_score_completions(asked)
+            self._log_generation(asked, fresh, group)
             rounds += 1
             extra += need
             fresh_rewards = self._weighted_rewards()[rank * need * group:(rank + 1) * need * group]
@@ -250,6 +269,7 @@ class SamplingHooks:
         if replace or pool:
             mask = batch["completion_mask"] if batch.get("tool_mask") is None else batch["completion_mask"] * batch["tool_mask"]
             batch["num_items_in_batch"] = self.accelerator.gather(mask.sum()).sum()
+        metrics["rlvr/generated_tokens"].append(float(self.rlvr_generated_tokens))
         return batch
 
     def _pad_id(self) -> int:

@@ -30,6 +30,8 @@ from rlvr.train.rewards import resolve_reward_funcs
 
 log = logging.getLogger(__name__)
 
+#: the file in a run's output folder that lists its prompt stream (:func:`write_prompt_stream`)
+PROMPT_STREAM = "prompts.jsonl"
 #: ``resume_from_checkpoint`` values meaning "the newest checkpoint in output_dir"
 RESUME_LAST = {"last", "latest", "auto", "true", "yes", "1"}
 
@@ -49,6 +51,8 @@ class TrainResult:
     resumed_from: str | None
     last_train_log: dict[str, Any] = field(default_factory=dict)
     eval_metrics: dict[str, Any] = field(default_factory=dict)
+    #: completion tokens generated over the run (drawn and resampled groups; this process), None where not counted
+    generated_tokens: int | None = None
     #: the trainer, kept alive after a multi-process run (see :func:`train`); not reported
     keepalive: Any = field(default=None, repr=False, compare=False)
 
@@ -226,6 +230,7 @@ def build_trainer(
     )
     trainer.rlvr_sampler = sampler
     trainer.rlvr_dynamic = dynamic
+    trainer.rlvr_prompt_log = []
     if adapter is not None and adapter.generate_merged:
         if not can_merge_generation(trainer):
             raise ValueError("generate_merged needs a LoRA adapter (use_peft), one process and no vLLM")
@@ -294,6 +299,17 @@ def write_run_info(out: Path, result: "TrainResult", history: Sequence[dict[str,
         log.warning("could not plot the reward curve", exc_info=True)
 
 
+def write_prompt_stream(out: Path, records: Sequence[str]) -> Path | None:
+    """``prompts.jsonl``: the task record of every group the run generated completions for, in order (this
+    process's share; nothing is written for an empty stream)."""
+    if not records:
+        return None
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_open(out / PROMPT_STREAM) as fh:
+        fh.writelines(record.strip() + "\n" for record in records if record.strip())
+    return out / PROMPT_STREAM
+
+
 def train(
     task_args: TaskArguments,
     training_args: Any,
@@ -336,9 +352,11 @@ def train(
         resumed_from=resume,
         last_train_log=train_logs[-1] if train_logs else {},
         eval_metrics=eval_metrics,
+        generated_tokens=int(getattr(trainer, "rlvr_generated_tokens", 0)) or None,
     )
     if trainer.accelerator.is_main_process:
         write_run_info(Path(training_args.output_dir), result, history)
+        write_prompt_stream(Path(training_args.output_dir), getattr(trainer, "rlvr_prompt_log", None) or [])
     _finish(trainer)
     if result.world_size > 1:
         # Keep the trainer (and its DDP-wrapped model) referenced: freeing a gloo process group from

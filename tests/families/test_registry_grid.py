@@ -1,26 +1,31 @@
-"""Every registered family x split x option set of its ``option_grid`` (a few indices each): the oracle
-scores 1.0, no minimal perturbation of it scores 1.0 (on the family's largest answers too), no hostile
-completion makes the checker raise, every hostile value under the family's own keys gets a clean wrong
-verdict, a task round-trips through JSON and ``rlvr.regenerate``, and another process generates the
-identical tasks. A new family is covered with no edit here; ``-k <family>`` runs one family's checks."""
-from __future__ import annotations
+"""Every registered family, one test per check and family (each test id names its family, so
+``-k <family>`` runs all of one family's checks; tests/families/conftest.py fails that run in one line
+when no family of that name is registered or its provider failed to import).
 
-import json
-import subprocess
-import sys
+On every split x option set of the family's ``option_grid`` (a few indices each): the oracle scores 1.0, no
+minimal perturbation of it scores 1.0, no hostile completion makes the checker raise, every hostile value
+under the family's own keys gets a clean wrong verdict, a task round-trips through JSON and
+``rlvr.regenerate``. On its conformance set (``rlvr.families.taskset``, at least 144 tasks over every split,
+option set and difficulty-knob level): the oracle scores 1.0 on every task, the largest answers reject a
+one-unit change, no hedged answer is accepted, verdicts stay within the wall-clock budget, and another
+process generates the identical tasks."""
+from __future__ import annotations
 
 import pytest
 
 import rlvr
 from rlvr.families.conformance import (
-    ConformanceError, check_hostile, check_largest_answers, check_own_hostile, check_task, generate_cell, grid,
-    near_misses,
+    ConformanceError, check_agreement, check_hedges, check_hostile, check_largest_answers, check_own_hostile,
+    check_task, check_verdict_time, first_of_each_cell, generate_cell, grid, near_misses,
 )
+from rlvr.families.crossprocess import compare_elsewhere, generate_elsewhere
+from rlvr.families.taskset import MIN_TASKS, tasks_by_split
 from rlvr.registry import REGISTRY, get_family
 
 SEED = 11
 INDICES = (0, 1)
-CELLS = [(name, split, options) for name in rlvr.list_families() for split, options in grid(name)]
+FAMILIES = rlvr.list_families()
+CELLS = [(name, split, options) for name in FAMILIES for split, options in grid(name)]
 
 
 def _cell_id(cell: tuple) -> str:
@@ -28,15 +33,41 @@ def _cell_id(cell: tuple) -> str:
     return f"{name}@{split}" + "".join(f",{k}={v}" for k, v in sorted(options.items()))
 
 
+class _Cells(dict):
+    """The tasks of each cell, by cell id, generated on first use."""
+
+    def __missing__(self, cell_id: str) -> list:
+        cell = next(c for c in CELLS if _cell_id(c) == cell_id)
+        self[cell_id] = generate_cell(cell[0], cell[1], cell[2], SEED, INDICES)
+        return self[cell_id]
+
+
 @pytest.fixture(scope="module")
 def tasks() -> dict:
-    """The tasks of every cell (generated once)."""
-    return {_cell_id(c): generate_cell(c[0], c[1], c[2], SEED, INDICES) for c in CELLS}
+    """The tasks of every cell (each generated once)."""
+    return _Cells()
 
 
-def test_the_grid_covers_every_family_and_split():
-    for name in rlvr.list_families():
-        assert {split for fam, split, _ in CELLS if fam == name} == set(get_family(name).splits)
+@pytest.fixture(scope="module")
+def conformance_sets() -> dict:
+    """Each family's conformance set by split, generated on first use."""
+    return {}
+
+
+def _conformance(family: str, sets: dict) -> dict:
+    if family not in sets:
+        sets[family] = tasks_by_split(family, seed=SEED)
+    return sets[family]
+
+
+def test_every_family_provider_imports():
+    rlvr.list_families()
+    assert not REGISTRY.failures(), f"task family providers that failed to import: {REGISTRY.failures()}"
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_grid_covers_every_split(family):
+    assert {split for fam, split, _ in CELLS if fam == family} == set(get_family(family).splits)
 
 
 def test_the_default_near_misses_move_each_number_by_one_unit_of_its_last_digit():
@@ -56,49 +87,63 @@ def test_oracle_minimal_perturbations_round_trip_and_regenerate(cell, tasks):
         check_task(task, cell[2])
 
 
-@pytest.mark.parametrize("family", rlvr.list_families())
+@pytest.mark.parametrize("family", FAMILIES)
 def test_every_family_has_minimal_perturbations(family, tasks):
     scored = [check_task(t) for c in CELLS if c[0] == family for t in tasks[_cell_id(c)][:1]]
     assert sum(scored) > 0, f"{family}: no perturbation of any oracle answer"
 
 
-@pytest.mark.parametrize("family", rlvr.list_families())
+@pytest.mark.parametrize("family", FAMILIES)
 def test_no_hostile_completion_makes_a_checker_raise(family, tasks):
     for split in get_family(family).splits:
         cell = next(c for c in CELLS if c[0] == family and c[1] == split)
         check_hostile(tasks[_cell_id(cell)][0])
 
 
-@pytest.mark.parametrize("family", rlvr.list_families())
+@pytest.mark.parametrize("family", FAMILIES)
 def test_hostile_values_under_the_familys_own_keys_get_a_clean_wrong_verdict(family, tasks):
     for split in get_family(family).splits:
         cell = next(c for c in CELLS if c[0] == family and c[1] == split)
         assert check_own_hostile(tasks[_cell_id(cell)][0]) > 0
 
 
-@pytest.mark.parametrize("family", rlvr.list_families())
-def test_no_one_unit_change_of_the_largest_answers_is_accepted(family):
-    assert len(check_largest_answers(family, seed=SEED)) >= len(get_family(family).splits)
+@pytest.mark.parametrize("family", FAMILIES)
+def test_verdicts_stay_within_the_wall_clock_budget(family, conformance_sets):
+    """Before the other checks of the conformance set: each input's first verdict is timed."""
+    by_split = _conformance(family, conformance_sets)
+    tasks = [task for split in by_split.values() for task in split]
+    assert check_verdict_time(tasks, first_of_each_cell(family, by_split)) > len(tasks)
 
 
-_CHILD = """
-import json, sys
-import rlvr
-from rlvr.families.conformance import generate_cell
-cells = json.load(sys.stdin)
-known = set(rlvr.list_families())
-out = {cell_id: [t.to_dict() for t in generate_cell(*cell)] for cell_id, cell in cells.items() if cell[0] in known}
-json.dump(out, sys.stdout)
-"""
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_oracle_scores_1_on_every_task_of_the_conformance_set(family, conformance_sets):
+    tasks = [task for split in _conformance(family, conformance_sets).values() for task in split]
+    assert check_agreement(family, tasks) >= MIN_TASKS
 
 
-def test_another_process_generates_the_identical_tasks(tasks):
-    cells = {_cell_id(c): [c[0], c[1], c[2], SEED, list(INDICES)] for c in CELLS}
-    proc = subprocess.run([sys.executable, "-c", _CHILD], input=json.dumps(cells), capture_output=True, text=True,
-                          timeout=300, check=True)
-    theirs = json.loads(proc.stdout)
-    # a family registered at run time is unknown to a fresh process; every provided family is there
-    seen = {c[0] for c in CELLS if _cell_id(c) in theirs}
-    assert seen == {c[0] for c in CELLS} - set(REGISTRY.runtime_names())
-    for cell_id, records in theirs.items():
-        assert records == [t.to_dict() for t in tasks[cell_id]], cell_id
+@pytest.mark.parametrize("family", FAMILIES)
+def test_no_one_unit_change_of_the_largest_answers_is_accepted(family, conformance_sets):
+    by_split = _conformance(family, conformance_sets)
+    assert len(check_largest_answers(family, seed=SEED, by_split=by_split)) >= len(get_family(family).splits)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_no_hedged_answer_is_accepted(family, conformance_sets):
+    sample = first_of_each_cell(family, _conformance(family, conformance_sets))
+    assert sum(check_hedges(task) for task in sample) > 0
+
+
+@pytest.fixture(scope="module")
+def elsewhere(request) -> dict:
+    """The tasks another process generates, for every family whose cross-process test this session runs
+    (one process for all of them)."""
+    wanted = [item.callspec.params["family"] for item in request.session.items
+              if getattr(item, "originalname", "") == "test_another_process_generates_the_identical_tasks"
+              and hasattr(item, "callspec")]
+    return generate_elsewhere(wanted, seed=SEED)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_another_process_generates_the_identical_tasks(family, elsewhere):
+    theirs = elsewhere.get(family) or generate_elsewhere([family], seed=SEED)[family]
+    assert compare_elsewhere(family, theirs, seed=SEED, fail=ConformanceError) > 0

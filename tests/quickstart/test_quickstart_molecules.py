@@ -100,21 +100,24 @@ def test_quickstart_molecules_end_to_end_with_the_tiny_model(tmp_path, tiny_mode
     assert set(result.before) == groups and len(groups) == 3 and {"easy", "hard"} <= groups
     assert result.train["steps"] == 1
     assert all(score.n == 1 for score in result.after.values())
-    # the recipe's declared primary test is control -> final (RL) on hard; the train_tune set is tuning only
+    # the recipe's declared primary test is SFT control -> RL on hard; the train_tune set is tuning only
     summary = json.loads((tmp_path / "qs" / "summary.json").read_text())
-    assert (summary["primary"]["stage"], summary["primary"]["split"]) == ("rl_vs_control", "hard")
+    primary = summary["primary"]
+    assert (primary["reference"], primary["treated"], primary["split"]) == ("control", "rl", "hard")
     assert summary["tuning"] and not any(s["split"] in summary["tuning"] for s in summary["secondary"])
     # per kind of question (the asked feature) at every stage, held-out sets only: easy + hard = 2 tasks
-    assert summary["by_kind"] and all(set(cells) == {"base", "warm start", "control", "final", "most common answer"}
-                                      for cells in summary["by_kind"].values())
-    assert sum(cells["final"][1] for cells in summary["by_kind"].values()) == 2
-    # the same held-out tasks, each stage against the most-common-answer baseline
+    stages = {"base", "warm start", "RL", "SFT control", "most common answer"}
+    assert summary["by_kind"] and all(set(cells) == stages for cells in summary["by_kind"].values())
+    assert sum(cells["RL"][1] for cells in summary["by_kind"].values()) == 2
+    # the same held-out tasks, each stage against the most-common-answer baseline; the arms' tests are secondaries
     versus = summary["versus_most_common_answer"]
-    assert set(versus) == {"base", "warm start", "control", "final"}
+    assert set(versus) == {"base", "warm start", "RL", "SFT control"}
     assert all(row["up"] + row["down"] <= 2 and 0 < row["p"] <= 1 for row in versus.values())
+    constant = {s["name"] for s in summary["secondary"] if s["test"] == "sign"}
+    assert constant == {"most common answer->RL/sign/held-out", "most common answer->SFT control/sign/held-out"}
     report = (tmp_path / "qs" / "quickstart.md").read_text()
     assert "exact match per kind of question" in report and "product bag" not in report
-    assert "against that baseline, task by task" in report and "  final: +" in report
+    assert "against that baseline, task by task" in report and "  RL: +" in report
 
 
 def test_accuracy_by_question_kind_uses_the_layouts_hook(recipe):

@@ -63,7 +63,7 @@ def test_the_budget_table_lists_each_run_at_each_step_budget_and_pools_seeds_ove
     for f, step18, final in zip(folders, ({"t0", "t1"}, {"t0"}), ({"t0", "t1", "t2", "t3"}, {"t0", "t1", "t2", "t9"})):
         _write_records(f, "eval_warm", {"t0", "t9"})
         _write_records(f, "eval_step18", step18)
-        _write_records(f, "eval_after", final)
+        _write_records(f, "eval_rl" if f.name == "a" else "eval_after", final)  # b: a run from before arms were data
     lines = seeds.budget_table([("a", run(0)), ("b", run(1))], folders).splitlines()
     seeds_column = [line.strip("|").split("|")[2].strip() for line in lines[2:]]
     assert len(lines) == 8 and seeds_column == ["0", "1", "pooled over tasks", "0", "1", "pooled over tasks"]
@@ -81,18 +81,31 @@ def test_the_budget_table_lists_each_run_at_each_step_budget_and_pools_seeds_ove
     # against the control arm instead of the warm start: t2 right in both controls, so t1, t3 up; t9 down in a
     for f in folders:
         _write_records(f, "eval_control", {"t0", "t2", "t9"})
-    pooled = seeds.pooled_rows(folders, reference="eval_control")
+    pooled = seeds.pooled_rows(folders, reference="control")
     assert (pooled["improved"], pooled["worsened"]) == (2, 1)
-    assert "(test_in, control -> final" in seeds.pooled_line(pooled, reference="control")
+    assert "(test_in, SFT control -> RL" in seeds.pooled_line(pooled, reference="SFT control")
 
 
-def test_the_primary_table_reads_the_declared_test_and_the_holm_secondaries(seeds):
-    summary = {"seed": 2, "primary": {"stage": "rl", "test": "mcnemar", "split": "test_in", "up": 8, "down": 1, "n": 100,
-                                      "p_value": 0.039, "alpha": 0.05, "significant": True},
-               "secondary": [{"name": "base/mcnemar/in", "p_holm": 1e-6}, {"name": "rl/wilcoxon/in", "p_holm": 0.2}]}
+def test_the_primary_table_reads_the_declared_test_its_direction_and_the_holm_secondaries(seeds):
+    summary = {"seed": 2, "primary": {"reference": "control", "treated": "rl", "test": "mcnemar", "split": "test_in",
+                                      "up": 1, "down": 8, "n": 300, "p_value": 0.039, "alpha": 0.05, "significant": True,
+                                      "ahead": "control", "power": {"detectable_difference": 0.04}},
+               "secondary": [{"name": "rft->rl/mcnemar/in", "p_holm": 1e-6, "p_value": 1e-7, "up": 30, "down": 2,
+                              "ahead": "rl"},
+                             {"name": "control->rl/mcnemar/out", "p_holm": 0.2, "p_value": 0.1, "up": 3, "down": 4,
+                              "ahead": "control"}]}
     lines = seeds.primary_table([("x", summary)]).splitlines()
-    assert lines[2] == "| 2 | rl / mcnemar / test_in | +8 −1 of 100 | 0.039 | yes at 0.05 | base/mcnemar/in (1e-06) |"
+    assert lines[2] == ("| 2 | SFT control → RL / mcnemar / test_in | +1 −8 of 300 | 0.039 | yes at 0.05 | SFT control "
+                        "| 4.0 points | rft->rl/mcnemar/in (1e-06) |")
     assert seeds.primary_table([("x", {"seed": 0})]) == ""
+    table = seeds.secondary_table([("x", summary), ("y", {"secondary": []})]).splitlines()
+    assert table[2] == "| rft->rl/mcnemar/in | +30 −2 / – | 1e-07 / – | 1e-06 / – | RL / – |"
+    # a summary written before arms were data reads in today's shape
+    old = seeds.normalized({"primary": {"stage": "rl_vs_control", "split": "test_in"},
+                            "splits": {"in": {"n": 1, "em_before": 0.0, "em_after": 1.0, "p_value": 1.0, "gained": 1,
+                                              "lost": 0}}})
+    assert (old["primary"]["reference"], old["primary"]["treated"]) == ("control", "rl")
+    assert old["stages"] == ["base", "rl"] and old["splits"]["in"]["tests"]["base->rl"]["gained"] == 1
 
 
 def test_the_budget_plot_never_replaces_an_existing_file_without_overwrite(seeds, tmp_path, capsys):
@@ -144,12 +157,12 @@ def test_molecule_answers_are_counted_by_the_checkers_reason(seeds, tmp_path):
 
 
 def test_the_kind_table_lists_right_answers_per_question_and_stage(seeds):
-    runs = [("s0", {"by_kind": {"ring_count": {"base": [2, 10], "warm start": [5, 10], "control": [7, 10],
-                                               "final": [6, 10]}}}),
-            ("s1", {"by_kind": {"ring_count": {"base": [2, 10], "warm start": [4, 10], "final": [4, 10]}}})]
+    runs = [("s0", {"by_kind": {"ring_count": {"base": [2, 10], "warm start": [5, 10], "RL": [6, 10],
+                                               "SFT control": [7, 10]}}}),
+            ("s1", {"by_kind": {"ring_count": {"base": [2, 10], "warm start": [4, 10], "RL": [4, 10]}}})]
     table = seeds.kind_table(runs).splitlines()
-    assert table[0] == "| kind of question | n | base | warm start | control | final | most common answer |"
-    assert table[2] == "| ring_count | 10 / 10 | 2 / 2 | 5 / 4 | 7 / – | 6 / 4 | – / – |"
+    assert table[0] == "| kind of question | n | base | warm start | RL | SFT control | most common answer |"
+    assert table[2] == "| ring_count | 10 / 10 | 2 / 2 | 5 / 4 | 6 / 4 | 7 / – | – / – |"
     assert seeds.kind_table([("s", {})]) == ""
 
 

@@ -7,9 +7,11 @@ from rlvr.quickstart.step_scan import budget_row, checkpoint_steps, plot_budget,
 
 
 def _split(gained, lost, p, reward_p, em_warm=0.6, em_after=0.65):
-    return {"n": 100, "em_warm": em_warm, "em_se_warm": 0.05, "em_after": em_after, "em_se_after": 0.05,
-            "gained_rl": gained, "lost_rl": lost, "p_value_rl": p, "reward_warm": 0.8, "reward_after": 0.85,
-            "better_rl": gained, "worse_rl": lost, "reward_p_value_rl": reward_p, "em_before": 0.0}
+    """A split row of build_summary with the warm start, the checkpoint (as ``rl``) and the test between them."""
+    stage = lambda em, reward: {"em": em, "em_se": 0.05, "reward": reward, "f1": reward, "format": 1.0}  # noqa: E731
+    return {"n": 100, "stages": {"base": stage(0.0, 0.0), "warm": stage(em_warm, 0.8), "rl": stage(em_after, 0.85)},
+            "tests": {"warm->rl": {"reference": "warm", "treated": "rl", "gained": gained, "lost": lost, "p_value": p,
+                                   "better": gained, "worse": lost, "reward_diff": 0.05, "reward_p_value": reward_p}}}
 
 
 def test_checkpoint_steps_are_the_budgets_below_the_last_step():
@@ -23,7 +25,8 @@ def test_checkpoint_steps_are_the_budgets_below_the_last_step():
 def test_a_row_keeps_the_rl_stage_tests_and_prorates_the_training_minutes():
     row = budget_row(18, 72, 1440.0, {"in": _split(7, 3, 0.34, 0.56)})
     assert row["steps"] == 18 and row["train_minutes"] == 6.0
-    assert row["splits"]["in"]["p_value_rl"] == 0.34 and "em_before" not in row["splits"]["in"]
+    assert row["splits"]["in"]["p_value_rl"] == 0.34 and row["splits"]["in"]["em_warm"] == 0.6
+    assert row["primary_p_value"] == 0.34 and "em_before" not in row["splits"]["in"]
 
 
 def test_the_smallest_significant_budget_holm_corrects_the_primary_test_over_the_budgets():

@@ -7,9 +7,9 @@ import time
 from contextlib import contextmanager
 from typing import Any, Iterator, Sequence
 
-from rlvr.device import resolve_device
+from rlvr.device import cuda_devices_in_use, resolve_device
 from rlvr.eval.backends.base import Backend, BackendUnavailable, Completion
-from rlvr.eval.config import DECODINGS
+from rlvr.generation.decoding import DECODINGS
 from rlvr.generation.fixed_shape import FixedShapeDecoder, compile_config
 from rlvr.generation.grouped_attention import set_attention
 from rlvr.models import load_model_and_tokenizer, quiet_checkpointing_aliases, resolve_model
@@ -202,8 +202,7 @@ class TransformersBackend(Backend):
         """Restore torch's global CPU RNG state, and that of every CUDA device in use, on exit: generation
         leaves no trace in them (``torch.random.fork_rng``; CUDA devices only once CUDA is initialised)."""
         torch = self._torch
-        devices = list(range(torch.cuda.device_count())) if torch.cuda.is_initialized() else []
-        with torch.random.fork_rng(devices=devices):
+        with torch.random.fork_rng(devices=cuda_devices_in_use()):
             yield
 
     def _generate(self, tasks: list[Task], samples: int) -> list[list[Completion]]:
