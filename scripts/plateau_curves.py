@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     min_gain, where = loaded[0][1], loaded[0][2]
     found = mean_plateau(curves, min_gain)
     steps = sorted({s for c in curves for s, _ in c})
-    print(f"| SFT steps | " + " | ".join(f.name for f in args.runs) + f" | mean | ({where} exact match %)")
+    print("| SFT steps | " + " | ".join(f.name for f in args.runs) + f" | mean | ({where} exact match %)")
     print("|---" * (len(args.runs) + 2) + "|")
     mean = dict(found["mean_curve"])
     for step in steps:

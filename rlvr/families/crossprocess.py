@@ -22,12 +22,12 @@ import os
 import subprocess
 import sys
 import tempfile
-import zlib
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from rlvr.api import generate
 from rlvr.families.taskset import SEED, cells
+from rlvr.module_files import file_module_name, import_file
 from rlvr.registry import REGISTRY, FamilySpec, get_family, register_family
 
 #: the indices generated in both processes, in every cell of the conformance set
@@ -105,14 +105,7 @@ def _import_source(source: Mapping[str, str | None]) -> Any:
             return importlib.import_module(name)
     if not file or not Path(file).is_file():
         raise ImportError(f"its module {name!r} has no file to import")
-    unique = f"rlvr_family_source_{Path(file).stem}_{zlib.crc32(file.encode()):08x}"
-    module_spec = importlib.util.spec_from_file_location(unique, file)
-    if module_spec is None or module_spec.loader is None:
-        raise ImportError(f"cannot import {file}")
-    module = importlib.util.module_from_spec(module_spec)
-    sys.modules[unique] = module
-    module_spec.loader.exec_module(module)
-    return module
+    return import_file(file, file_module_name(file, "rlvr_family_source"))
 
 
 def _rebuild(family: str, source: Mapping[str, str | None]) -> str | None:

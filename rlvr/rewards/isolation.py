@@ -26,13 +26,13 @@ import signal
 import sys
 import threading
 import time
-import zlib
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from rlvr.deadline import ENV_VAR
 from rlvr.failure_log import FailureLog
+from rlvr.module_files import file_module_name, import_file
 from rlvr.registry import register_module
 
 log = logging.getLogger(__name__)
@@ -53,15 +53,13 @@ def import_plugin(spec: str) -> None:
         path = Path(spec).expanduser().resolve()
         if not path.is_file():
             raise FileNotFoundError(f"plugin file {spec} does not exist")
-        name = f"rlvr_plugin_{path.stem}_{zlib.crc32(str(path).encode()):08x}"
+        name = file_module_name(path, "rlvr_plugin")
         if name in sys.modules:
             return
-        module_spec = importlib.util.spec_from_file_location(name, path)
-        if module_spec is None or module_spec.loader is None:
-            raise ValueError(f"cannot import plugin file {spec}")
-        module = importlib.util.module_from_spec(module_spec)
-        sys.modules[name] = module
-        module_spec.loader.exec_module(module)
+        try:
+            module = import_file(path, name)
+        except ImportError as exc:
+            raise ValueError(f"cannot import plugin file {spec}") from exc
     else:
         module = importlib.import_module(spec)
     register_module(module)
