@@ -86,7 +86,8 @@ def arm_lines(arms: Mapping[str, Mapping[str, Any]]) -> list[str]:
             what = f"{b['steps']} steps x {b.get('rows_per_step', '?')} rows" + (f" (match: {b['match']})" if b.get("match") else "")
         lines.append(f"  {label(name)}: {what}; trained completions {b.get('trained_completions', 'n/a')}, trained tokens "
                      f"{_count(b.get('trained_tokens'))}, generated tokens {_count(b.get('generated_tokens'))}, "
-                     f"{float(b.get('seconds') or 0) / 60:.1f} min")
+                     f"{float(b.get('seconds') or 0) / 60:.1f} min"
+                     + (f" training + {float(b['sampling_seconds']) / 60:.1f} min sampling" if b.get("sampling_seconds") else ""))
     if len(arms) > 1:
         lines.append("  matched: optimizer steps and rows per step (step- and row-matched); generation is not matched")
     return lines

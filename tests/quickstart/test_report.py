@@ -9,7 +9,8 @@ RL = {"steps": 48, "prompts_per_step": 4, "completions_per_prompt": 8, "trained_
 CONTROL = {"steps": 48, "rows_per_step": 32, "match": "completions", "trained_completions": 1536, "seconds": 84.0,
            "trained_tokens": 21740, "generated_tokens": 0}
 RFT = {"steps": 48, "rows_per_step": 32, "sampled_prompts": 220, "sampled_completions": 1760, "kept_rows": 901,
-       "temperature": 1.0, "trained_completions": 1536, "trained_tokens": 20000, "generated_tokens": 99000, "seconds": 400.0}
+       "temperature": 1.0, "trained_completions": 1536, "trained_tokens": 20000, "generated_tokens": 99000, "seconds": 400.0,
+       "sampling_seconds": 300.0}
 
 
 def test_one_arm_one_line_and_no_match_line():
@@ -22,6 +23,7 @@ def test_every_arm_has_its_budget_and_the_match_is_named():
     assert lines[1] == ("  SFT control: 48 steps x 32 rows (match: completions); trained completions 1536, trained tokens "
                         "21,740, generated tokens 0, 1.4 min")
     assert "kept 901 of 1760 completions sampled at temperature 1 on RL's 220 prompts; 48 steps x 32 rows" in lines[2]
+    assert lines[2].endswith("6.7 min training + 5.0 min sampling")
     assert lines[3] == "  matched: optimizer steps and rows per step (step- and row-matched); generation is not matched"
 
 
