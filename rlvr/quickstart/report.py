@@ -87,7 +87,7 @@ def arm_lines(arms: Mapping[str, Mapping[str, Any]]) -> list[str]:
         lines.append(f"  {label(name)}: {what}; trained completions {b.get('trained_completions', 'n/a')}, trained tokens "
                      f"{_count(b.get('trained_tokens'))}, generated tokens {_count(b.get('generated_tokens'))}, "
                      f"{float(b.get('seconds') or 0) / 60:.1f} min"
-                     + (f" training + {float(b['sampling_seconds']) / 60:.1f} min sampling" if b.get("sampling_seconds") else ""))
+                     + (f" ({float(b['sampling_seconds']) / 60:.1f} of them sampling)" if b.get("sampling_seconds") else ""))
     if len(arms) > 1:
         lines.append("  matched: optimizer steps and rows per step (step- and row-matched); generation is not matched")
     return lines

@@ -23,7 +23,7 @@ def test_every_arm_has_its_budget_and_the_match_is_named():
     assert lines[1] == ("  SFT control: 48 steps x 32 rows (match: completions); trained completions 1536, trained tokens "
                         "21,740, generated tokens 0, 1.4 min")
     assert "kept 901 of 1760 completions sampled at temperature 1 on RL's 220 prompts; 48 steps x 32 rows" in lines[2]
-    assert lines[2].endswith("6.7 min training + 5.0 min sampling")
+    assert lines[2].endswith("6.7 min (5.0 of them sampling)")
     assert lines[3] == "  matched: optimizer steps and rows per step (step- and row-matched); generation is not matched"
 
 
