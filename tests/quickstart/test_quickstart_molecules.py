@@ -194,3 +194,38 @@ def test_the_constant_answer_baseline_counts_each_kinds_most_common_truth(recipe
     stoich = rlvr.generate("stoich.t1", split="test_in", seed=0, index=0)
     assert constant_answer_by_group([stoich]) == {}
     assert accuracy_by_kind([stoich], {"base": [{"id": stoich.id, "rollouts": [{"correct": True}]}]}) == {}
+
+
+@pytest.mark.slow
+def test_the_molecules_plateau_recipe_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
+    """quickstart_molecules_plateau's every stage with a tiny model: the plateau on train_tune, the three arms
+    from it, the primary on hard, pass@k on hard and retention on stoichiometry (another task group)."""
+    import yaml
+
+    from rlvr.quickstart import run_quickstart
+
+    retention_set = yaml.safe_load(open(find_recipe("quickstart_molecules_plateau")))["retention_set"]
+    result = run_quickstart(
+        recipe="quickstart_molecules_plateau", output_dir=str(tmp_path / "qs"), max_steps=1, eval_size=1,
+        max_new_tokens=8,
+        overrides=["--model_name_or_path", tiny_model, "--max_completion_length", "8", "--report_to", "none",
+                   "--save_steps", "1", "--sft_steps", "2", "--sft_train_size", "4", "--sft_batch_size", "2",
+                   "--sft_max_length", "128", "--per_device_train_batch_size", "4", "--num_generations", "2",
+                   "--lora_layers", "top:1",
+                   "--plateau", json.dumps({"set": "train_tune", "size": 2, "every": 1, "stop": False}),
+                   "--pass_at_k", json.dumps({"set": "hard", "size": 1, "samples": 2}),
+                   "--kl_set", json.dumps({"split": "train", "size": 1}),
+                   "--retention_set", json.dumps({**retention_set, "size": 2})],
+    )
+    assert result.stages == ["base", "warm", "rl", "control", "rft"] and result.treated == "rl"
+    summary = json.loads((tmp_path / "qs" / "summary.json").read_text())
+    primary = summary["primary"]
+    assert (primary["reference"], primary["treated"], primary["split"]) == ("control", "rl", "hard")
+    assert [s for s, _ in summary["warm_start"]["plateau"]["curve"]] == [1, 2]
+    assert summary["warm_start"]["plateau"]["set"] == "train_tune"
+    assert set(summary["pass_at_k"]["stages"]) == {"warm", "rl", "control", "rft"}
+    retention = summary["retention"]
+    assert set(retention["stages"]) == {"warm", "rl", "control", "rft"} and "stoich.t1" in json.dumps(retention)
+    names = {s["name"] for s in summary["secondary"]}
+    assert {"rft->rl/mcnemar/hard", "control->rl/mcnemar/easy"} <= names
+    assert not any(s["split"] in summary["tuning"] for s in summary["secondary"])
