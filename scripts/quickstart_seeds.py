@@ -315,7 +315,8 @@ def error_kind(task: dict, rollout: dict) -> str:
 
 
 def errors_table(runs: list[tuple[str, Path]], treated: str = "rl") -> str:
-    """Counts of each kind of final answer per split, ``seed0 / seed1 / ...``."""
+    """Counts of each kind of final answer per split, ``seed0 / seed1 / ...``: a column for ``right`` and one for
+    each kind some answer has."""
     kinds = ("right", "no_answer", "unparsable", "species", "scaled", "arithmetic")
     per_run: list[dict[str, Counter]] = []
     for _name, folder in runs:
@@ -331,7 +332,9 @@ def errors_table(runs: list[tuple[str, Path]], treated: str = "rl") -> str:
             counts.setdefault(split, Counter())[error_kind(task, record["rollouts"][0])] += 1
         per_run.append(counts)
     seen = {kind for run in per_run for counts in run.values() for kind in counts}
-    kinds = (*kinds, *sorted(seen - set(kinds)))  # other reason codes (molecules: wrong_value, missing_key, ...)
+    # "right", then only the kinds some answer has: stoichiometry's classes, other reason codes (molecules:
+    # wrong_value, missing_key, ...)
+    kinds = ("right", *(k for k in kinds[1:] if k in seen), *sorted(seen - set(kinds)))
     lines = ["| split | " + " | ".join(kinds) + " |", "|---" * (len(kinds) + 1) + "|"]
     extra = sorted({split for run in per_run for split in run} - set(SPLITS))  # e.g. the valid tuning set
     for split in [*(k for k in SPLITS if any(k in run for run in per_run)), *extra]:
