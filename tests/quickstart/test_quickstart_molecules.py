@@ -13,7 +13,7 @@ from rlvr.eval.layouts import (GENERIC_LAYOUT, accuracy_by_group, against_common
 from rlvr.eval.stats import sign_test_p_value
 from rlvr.registry import get_family
 from rlvr.task import answer_key
-from rlvr.train.config import DEFAULT_EVAL_SPLITS, TaskArguments
+from rlvr.train.config import DEFAULT_EVAL_SPLITS, TaskArguments, recipe_mapping
 from rlvr.train.data import default_eval_splits, eval_set_specs, held_out_splits
 from rlvr.train.entry import find_recipe
 from rlvr.train.recipe import parse_recipe
@@ -200,11 +200,9 @@ def test_the_constant_answer_baseline_counts_each_kinds_most_common_truth(recipe
 def test_the_molecules_plateau_recipe_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
     """quickstart_molecules_plateau's every stage with a tiny model: the plateau on train_tune, the three arms
     from it, the primary on hard, pass@k on hard and retention on stoichiometry (another task group)."""
-    import yaml
-
     from rlvr.quickstart import run_quickstart
 
-    retention_set = yaml.safe_load(open(find_recipe("quickstart_molecules_plateau")))["retention_set"]
+    retention_set = recipe_mapping(["--config", find_recipe("quickstart_molecules_plateau")])["retention_set"]
     result = run_quickstart(
         recipe="quickstart_molecules_plateau", output_dir=str(tmp_path / "qs"), max_steps=1, eval_size=1,
         max_new_tokens=8,
