@@ -27,6 +27,7 @@ from rlvr.quickstart.training import warm_start
 from rlvr.quickstart.trend import log_history, reward_trend
 from rlvr.files import atomic_open
 from rlvr.task import load_tasks
+from rlvr.train.lora import check_layers_fit
 
 
 def run_quickstart(options: QuickstartOptions | None = None, **fields: Any) -> QuickstartResult:
@@ -41,6 +42,8 @@ def run_quickstart(options: QuickstartOptions | None = None, **fields: Any) -> Q
             f"({', '.join(plan.specs)}): this run tests no claim")
     say(f"loading the model {plan.recipe.model.model_name_or_path or 'default'}")
     model = resolve_model(plan.recipe.model.model_name_or_path)
+    check_layers_fit({"lora_layers": plan.recipe.adapter.lora_layers,
+                      "sft_lora_layers": plan.recipe.sft.sft_lora_layers if plan.recipe.warm_starts else None}, model)
     plan.recipe.model.model_name_or_path = model
     evaluator = Evaluator.for_plan(plan)
     stages: dict[str, StageResult] = {}

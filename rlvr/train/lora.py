@@ -81,6 +81,20 @@ def num_hidden_layers(model_path: str) -> int:
     return int(text.num_hidden_layers)
 
 
+def check_layers_fit(specs: dict[str, str | None], model_path: str) -> None:
+    """ValueError in one line when a layer spec (``{"lora_layers": "top:8", ...}``) names a layer ``model_path``
+    does not have: checked before any stage trains, not when the stage that uses it starts."""
+    named = {name: spec for name, spec in specs.items() if spec}
+    if not named:
+        return
+    layers = num_hidden_layers(model_path)
+    for name, spec in named.items():
+        try:
+            parse_layers(spec, layers)
+        except ValueError as exc:
+            raise ValueError(f"{name} {str(exc).removeprefix('lora_layers ')}") from None
+
+
 def lora_config(model_args: Any, layers: str | None = None, model_path: str | None = None) -> Any:
     """The LoRA config of the recipe's ``ModelConfig`` (rank, scale, dropout, target projections, as TRL builds
     it), on the ``layers`` of :func:`parse_layers` (every layer when None); None without ``use_peft``."""

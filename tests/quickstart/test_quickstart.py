@@ -116,6 +116,14 @@ def test_the_default_quickstart_shape_with_the_tiny_model(tmp_path, tiny_model):
     assert summary["warm_start_steps"] == 1 and "plateau" not in summary["warm_start"]
 
 
+def test_adapter_layers_the_model_lacks_stop_the_run_before_any_stage(tmp_path, tiny_model):
+    """A recipe's top:8 on a 2-layer model fails at once, not after the base eval and the warm start."""
+    with pytest.raises(ValueError, match="lora_layers 'top:8': the model has 2 layers"):
+        run_quickstart(output_dir=str(tmp_path / "qs"), overrides=["--model_name_or_path", tiny_model,
+                                                                   "--lora_layers", "top:8", "--sft_steps", "2"])
+    assert not any(path.is_file() for path in (tmp_path / "qs").rglob("*"))
+
+
 def test_summary_pairs_the_same_tasks_before_and_after():
     before = [_record("in", "wrong_count", False, 0.5, id=f"t{i}") for i in range(12)]
     before += [_record("in", "ok", True, 1.0, id="t12"), _record("out", "ok", True, 1.0, id="o1")]

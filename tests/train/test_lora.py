@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from rlvr.train.lora import AdapterArguments, lora_config, num_hidden_layers, parse_layers
+from rlvr.train.lora import AdapterArguments, check_layers_fit, lora_config, num_hidden_layers, parse_layers
 
 
 def test_layer_specs():
@@ -28,6 +28,15 @@ def test_the_config_places_the_adapter_on_the_top_layers(tiny_model):
     assert lora_config(model_args).layers_to_transform is None
     assert lora_config(model_args, "top:1").layers_to_transform == [1]
     assert lora_config(ModelConfig(model_name_or_path=tiny_model, use_peft=False), "top:1") is None
+
+
+def test_layer_specs_are_checked_against_the_model_before_training(tiny_model):
+    check_layers_fit({"lora_layers": "top:2", "sft_lora_layers": None}, tiny_model)
+    check_layers_fit({"lora_layers": None}, "/no/such/model")  # nothing to check: the model is not read
+    with pytest.raises(ValueError, match=r"^sft_lora_layers 'top:3': the model has 2 layers$"):
+        check_layers_fit({"lora_layers": "1", "sft_lora_layers": "top:3"}, tiny_model)
+    with pytest.raises(ValueError, match=r"^lora_layers '0-4': layers must lie in 0..1$"):
+        check_layers_fit({"lora_layers": "0-4"}, tiny_model)
 
 
 def test_only_the_top_layers_get_gradients(tiny_model):
