@@ -42,9 +42,10 @@ class AdapterArguments:
             raise ValueError("compile_generation samples from the merged copy: set generate_merged: true as well")
 
 
-def parse_layers(spec: str | None, num_layers: int | None) -> list[int] | None:
+def parse_layers(spec: str | None, num_layers: int | None, name: str = "lora_layers") -> list[int] | None:
     """The 0-based layer indices of ``spec`` (None: every layer). ``top:N`` needs ``num_layers`` to resolve
-    (with None it is only checked); ValueError with one sentence on a malformed value or one out of range."""
+    (with None it is only checked); ValueError with one sentence, naming the field ``name``, on a malformed value
+    or one out of range."""
     if spec is None or not str(spec).strip() or str(spec).strip().lower() == "all":
         return None
     text = str(spec).strip().lower()
@@ -56,7 +57,7 @@ def parse_layers(spec: str | None, num_layers: int | None) -> list[int] | None:
             if num_layers is None:
                 return []
             if n > num_layers:
-                raise ValueError(f"lora_layers {spec!r}: the model has {num_layers} layers")
+                raise ValueError(f"{name} {spec!r}: the model has {num_layers} layers")
             return list(range(num_layers - n, num_layers))
         if "-" in text and "," not in text:
             lo, hi = (int(part) for part in text.split("-", 1))
@@ -64,11 +65,11 @@ def parse_layers(spec: str | None, num_layers: int | None) -> list[int] | None:
         else:
             layers = sorted({int(part) for part in text.split(",") if part.strip()})
     except ValueError as exc:
-        if str(exc).startswith("lora_layers"):
+        if str(exc).startswith(f"{name} "):
             raise
-        raise ValueError(f"lora_layers must be 'top:N', 'A-B' or 'i,j,...', got {spec!r}") from None
+        raise ValueError(f"{name} must be 'top:N', 'A-B' or 'i,j,...', got {spec!r}") from None
     if not layers or layers[0] < 0 or (num_layers is not None and layers[-1] >= num_layers):
-        raise ValueError(f"lora_layers {spec!r}: layers must lie in 0..{'N-1' if num_layers is None else num_layers - 1}")
+        raise ValueError(f"{name} {spec!r}: layers must lie in 0..{'N-1' if num_layers is None else num_layers - 1}")
     return layers
 
 
@@ -89,10 +90,7 @@ def check_layers_fit(specs: dict[str, str | None], model_path: str) -> None:
         return
     layers = num_hidden_layers(model_path)
     for name, spec in named.items():
-        try:
-            parse_layers(spec, layers)
-        except ValueError as exc:
-            raise ValueError(f"{name} {str(exc).removeprefix('lora_layers ')}") from None
+        parse_layers(spec, layers, name)
 
 
 def lora_config(model_args: Any, layers: str | None = None, model_path: str | None = None) -> Any:

@@ -37,6 +37,8 @@ def test_layer_specs_are_checked_against_the_model_before_training(tiny_model):
         check_layers_fit({"lora_layers": "1", "sft_lora_layers": "top:3"}, tiny_model)
     with pytest.raises(ValueError, match=r"^lora_layers '0-4': layers must lie in 0..1$"):
         check_layers_fit({"lora_layers": "0-4"}, tiny_model)
+    with pytest.raises(ValueError, match=r"^sft_lora_layers must be 'top:N'"):
+        check_layers_fit({"sft_lora_layers": "top:x"}, tiny_model)
 
 
 def test_only_the_top_layers_get_gradients(tiny_model):
