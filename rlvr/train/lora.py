@@ -93,15 +93,17 @@ def check_layers_fit(specs: dict[str, str | None], model_path: str) -> None:
         parse_layers(spec, layers, name)
 
 
-def lora_config(model_args: Any, layers: str | None = None, model_path: str | None = None) -> Any:
+def lora_config(model_args: Any, layers: str | None = None, model_path: str | None = None,
+                name: str = "lora_layers") -> Any:
     """The LoRA config of the recipe's ``ModelConfig`` (rank, scale, dropout, target projections, as TRL builds
-    it), on the ``layers`` of :func:`parse_layers` (every layer when None); None without ``use_peft``."""
+    it), on the ``layers`` of :func:`parse_layers` (every layer when None; errors name the field ``name``); None
+    without ``use_peft``."""
     from trl import get_peft_config
 
     if not getattr(model_args, "use_peft", False):
         return None
     config = get_peft_config(model_args)
-    chosen = parse_layers(layers, num_hidden_layers(model_path or model_args.model_name_or_path)) if layers else None
+    chosen = parse_layers(layers, num_hidden_layers(model_path or model_args.model_name_or_path), name) if layers else None
     if chosen is not None:
         config.layers_to_transform = chosen
     return config

@@ -238,7 +238,7 @@ def cold_start(task_args: TaskArguments, sft_args: SFTArguments, training_args: 
         dataset,
         sft_args,
         output_dir=out,
-        peft_config=lora_config(model_args, sft_args.sft_lora_layers, base),
+        peft_config=lora_config(model_args, sft_args.sft_lora_layers, base, "sft_lora_layers"),
         use_cpu=bool(getattr(training_args, "use_cpu", False)),
         cpu_bf16=bool(getattr(training_args, "bf16", False)),
         seed=int(getattr(training_args, "seed", 0)),

@@ -18,6 +18,7 @@ from rlvr.rng import stable_hash
 from rlvr.solutions import STYLES, SolutionError, solution_messages
 from rlvr.task import answer_key
 from rlvr.train.config import TaskArguments, _load_structured, build_mix
+from rlvr.train.lora import parse_layers
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,7 @@ class SFTArguments:
             raise ValueError(f"sft_max_answer_share must lie in (0, 1], got {self.sft_max_answer_share!r}")
         if self.sft_style not in STYLES:
             raise ValueError(f"sft_style must be one of {list(STYLES)}, got {self.sft_style!r}")
+        parse_layers(self.sft_lora_layers, None, "sft_lora_layers")  # a malformed value fails when parsed
         if isinstance(self.sft_mixture, str):
             self.sft_mixture = _load_structured(self.sft_mixture, "sft_mixture")
         if isinstance(self.sft_report_to, str):

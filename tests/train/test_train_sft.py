@@ -86,6 +86,8 @@ def test_sft_arguments_validation():
         SFTArguments(sft_steps=-1)
     with pytest.raises(ValueError, match="sft_train_size"):
         SFTArguments(sft_steps=3, sft_train_size=0)
+    with pytest.raises(ValueError, match=r"^sft_lora_layers must be 'top:N'"):
+        SFTArguments(sft_lora_layers="top:x")
 
 
 @pytest.mark.slow
