@@ -32,6 +32,22 @@ Perturb = Callable[[Task, str], "list[str]"]
 DEFAULT_SUITE_SIZE = 5
 
 
+@dataclass(frozen=True)
+class Items:
+    """What varies independently between a family's tasks: its *item* (a reaction, a molecule).
+
+    ``noun``: the item's name in reports (``reaction``); ``key(task) -> str``: the item a task is about
+    (tasks with one key share their item); ``pool_size(config, split) -> int | None``: how many distinct
+    items a split draws from under a config (the generator's own config, as ``generator`` takes it; None
+    where it cannot tell). A held-out claim counts items, not tasks, and an eval set larger than its pool
+    is refused (it would repeat items).
+    """
+
+    noun: str
+    key: Callable[[Task], str]
+    pool_size: Callable[[Any, str], "int | None"] | None = None
+
+
 class ReportLayout(Protocol):
     """How ``rlvr eval`` tabulates the records of one family group (records carry ``info["domain"] == name``)."""
 
@@ -156,7 +172,9 @@ class FamilySpec:
       that fills the checker's own caches, or None; it changes no verdict;
     - ``difficulty``: how the family's tasks vary in difficulty (:class:`Difficulty`); None: one cell;
     - ``perturb``: minimal wrong variants of a correct completion (:data:`Perturb`; None: every number of
-      the answer block moved by one unit of its last written digit, :func:`rlvr.families.conformance.near_misses`).
+      the answer block moved by one unit of its last written digit, :func:`rlvr.families.conformance.near_misses`);
+    - ``items``: what a task is about and how many a split holds (:class:`Items`; None: every task is its own
+      item, keyed by its prompt, and the pool size is unknown). See :meth:`item_key`, :meth:`pool_size`.
     """
 
     name: str
@@ -179,6 +197,7 @@ class FamilySpec:
     prepare: Callable[[Task, Any], Callable[[], Any] | None] | None = None
     difficulty: Difficulty | None = None
     perturb: Perturb | None = None
+    items: Items | None = None
     #: the keyword options ``check`` accepts (None: any), resolved once from ``check_options`` or its signature
     accepted_check_options: tuple[str, ...] | None = field(init=False, repr=False, default=None)
 
@@ -243,6 +262,28 @@ class FamilySpec:
             config = FamilyConfig(config)
         return present(self, self.generator(config.task, split, int(seed), int(index)), config)
 
+    # ------------------------------------------------------------------ items
+    @property
+    def item_noun(self) -> str:
+        """The name of the family's item in reports (``reaction``, ``molecule``; ``task`` by default)."""
+        return self.items.noun if self.items is not None else "task"
+
+    def item_key(self, task: Task) -> str:
+        """The item ``task`` is about (:class:`Items`); by default the task's prompt text, so every distinct
+        question is its own item."""
+        if self.items is not None:
+            return str(self.items.key(task))
+        return "\n".join(str(m.get("content", "")) for m in task.prompt) if isinstance(task.prompt, list) else str(task.prompt)
+
+    def pool_size(self, config: Any, split: str) -> int | None:
+        """Distinct items ``split`` draws from under ``config`` (a :class:`~rlvr.prompting.FamilyConfig` or the
+        generator's own config); None where the family cannot tell."""
+        if self.items is None or self.items.pool_size is None:
+            return None
+        if isinstance(config, FamilyConfig):
+            config = config.task
+        return self.items.pool_size(config, split)
+
     # ------------------------------------------------------------------ checking
     def _check_signature(self) -> tuple[str, ...] | None:
         """The keyword options ``check`` accepts (None: any, the checker takes ``**options``)."""
@@ -281,6 +322,6 @@ def default_suite(families: Sequence[FamilySpec], n: int = DEFAULT_SUITE_SIZE) -
 
 
 __all__ = [
-    "DEFAULT_SUITE_SIZE", "Baseline", "Difficulty", "FamilyGroup", "FamilySpec", "Feedback", "Perturb", "ReportLayout",
+    "DEFAULT_SUITE_SIZE", "Baseline", "Difficulty", "FamilyGroup", "FamilySpec", "Feedback", "Items", "Perturb", "ReportLayout",
     "Solver", "SuiteEntry", "default_suite",
 ]

@@ -15,8 +15,8 @@ from rlvr.families.molecules.perturb import constraint_breaking_edits, feature_s
 from rlvr.families.molecules.report import LAYOUT
 from rlvr.generators.molecules.questions import load_questions
 from rlvr.generators.molecules.splits import SPLITS
-from rlvr.generators.molecules.tasks import MolTaskConfig, generate_task
-from rlvr.registry import FamilyGroup, FamilySpec, SuiteEntry
+from rlvr.generators.molecules.tasks import MolTaskConfig, generate_task, molecule_pool_size
+from rlvr.registry import FamilyGroup, FamilySpec, Items, SuiteEntry
 from rlvr.solutions import worked
 from rlvr.solutions.molecules import solve_features, solve_generation
 from rlvr.task import Task
@@ -60,10 +60,18 @@ GROUP = FamilyGroup(
     import_tasks=import_questions,
 )
 
+
+
+def _molecule_key(task: Task) -> str:
+    """A molecular task's item: its molecule (canonical SMILES), whatever the question and presentation."""
+    return str(task.meta["canonical_smiles"])
+
+
 #: what every molecular family shares
 _molecule = partial(FamilySpec, config_cls=MolTaskConfig, check=check, oracle=oracle, splits=SPLITS, group=GROUP,
                     reward_modes=tuple(REWARD_MODES), check_options=("reward",), prepare=prepare,
-                    difficulty=MOLECULE_DIFFICULTY)
+                    difficulty=MOLECULE_DIFFICULTY,
+                    items=Items(noun="molecule", key=_molecule_key, pool_size=molecule_pool_size))
 #: what the two feature families (count, index) share besides
 _features = partial(_molecule, perturb=feature_steps, solve=worked(solve_features), feedback=features_feedback,
                     baselines={"copy-input": copy_molecule})

@@ -30,9 +30,10 @@ from rlvr.generators.stoich.tasks import (
     ProductsConfig,
     balance_generator,
     byproduct_generator,
+    pool_size,
     products_generator,
 )
-from rlvr.registry import FamilyGroup, FamilySpec, SuiteEntry
+from rlvr.registry import FamilyGroup, FamilySpec, Items, SuiteEntry
 from rlvr.solutions import worked
 from rlvr.solutions.byproduct import solve_byproduct
 from rlvr.solutions.stoich import solve_balance, solve_type1, solve_type2
@@ -62,12 +63,24 @@ GROUP = FamilyGroup(
     default_family="stoich.t2",
 )
 
+
+
+def _reaction(task) -> str:
+    """A stoichiometry task's item: its reference reaction (the encoding's reaction key: in the formula
+    encoding, two reactions with one formula-level equation are one)."""
+    return str(task.meta["reaction_key"])
+
+
+def _reactions(purpose: str) -> Items:
+    return Items(noun="reaction", key=_reaction, pool_size=partial(pool_size, purpose))
+
+
 #: what every stoichiometry family shares
 _stoich = partial(FamilySpec, group=GROUP, reward_modes=REWARD_MODES, perturb=coefficient_steps, demo_priority=unscaled)
 #: what the two ChemAlgebra product families share besides
 _products = partial(_stoich, config_cls=ProductsConfig, check=check_products, oracle=oracle_products,
                     splits=PRODUCT_SPLITS, feedback=products_feedback, baselines={"copy-input": copy_inputs},
-                    prompt_styles=PRODUCT_STYLES, difficulty=PRODUCTS_DIFFICULTY)
+                    prompt_styles=PRODUCT_STYLES, difficulty=PRODUCTS_DIFFICULTY, items=_reactions("products"))
 #: what balance and byproduct share besides
 _basic = partial(_stoich, splits=BASIC_SPLITS, option_grid=({"encoding": "formula"}, {"encoding": "smiles"}))
 
@@ -89,11 +102,11 @@ FAMILIES: list[FamilySpec] = [
         description="ChemAlgebra Type 2: predict the product bag with per-molecule coefficients and leftovers.",
     ),
     _basic(name="stoich.balance", config_cls=BalanceConfig, generator=balance_generator("stoich.balance"),
-           check=check_balance, oracle=oracle_balance, solve=worked(solve_balance), feedback=balance_feedback,
+           items=_reactions("balance"), check=check_balance, oracle=oracle_balance, solve=worked(solve_balance), feedback=balance_feedback,
            baselines={"copy-input": copy_equation}, difficulty=BALANCE_DIFFICULTY,
            description="Balance a chemical equation with the smallest whole-number coefficients."),
     _basic(name="stoich.byproduct", config_cls=ByproductConfig, generator=byproduct_generator("stoich.byproduct"),
-           check=check_byproduct, oracle=oracle_byproduct, solve=worked(solve_byproduct), feedback=byproduct_feedback,
+           items=_reactions("byproduct"), check=check_byproduct, oracle=oracle_byproduct, solve=worked(solve_byproduct), feedback=byproduct_feedback,
            baselines={"copy-input": copy_shown_left}, difficulty=BYPRODUCT_DIFFICULTY,
            description="Name the byproducts (with coefficients) removed from a balanced reaction."),
 ]

@@ -194,6 +194,15 @@ def get_pool(config: MolTaskConfig) -> SplitPool:
     return load_split_pool(source, column=column, flt=flt, params=params)
 
 
+def molecule_pool_size(config: MolTaskConfig, split: str) -> int:
+    """Distinct molecules ``split`` draws from under ``config`` (its complexity bin, where it names one)."""
+    pool = get_pool(config)
+    spec = parse_bin(config.complexity_bin)
+    if spec is None or spec == "balanced":
+        return len(pool.members(split))
+    return len(pool.members(split, spec))
+
+
 def _pick_molecule(pool: SplitPool, split: str, config: MolTaskConfig, rng: Any) -> int:
     spec = parse_bin(config.complexity_bin)
     if spec == "balanced":
