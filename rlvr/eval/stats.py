@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 
 def mean_se(values: Iterable[float]) -> tuple[float, float, int]:
@@ -161,10 +161,11 @@ def holm(p_values: Sequence[float]) -> list[float]:
 
 @dataclass(frozen=True)
 class PooledTaskTest:
-    """Seeds pooled over tasks: per task, the mean change (after - before, 1 = right) across runs that
-    share the task; an exact two-sided sign test on the tasks whose mean change is not zero.
+    """Runs (seeds) pooled over units: per unit (a task, or the reaction or molecule several tasks share), the
+    mean change (after - before, 1 = right) over every run and every task of the unit; an exact two-sided sign
+    test on the units whose mean change is not zero.
 
-    The unit is the task, so a task scored in three runs counts once, not three times.
+    The unit is what varies independently, so a reaction scored in three runs, or asked twice, counts once.
     """
 
     n_tasks: int
@@ -173,23 +174,40 @@ class PooledTaskTest:
     worsened: int
     mean_change: float
     p_value: float
+    n_units: int = 0
 
 
-def pooled_task_sign_test(before_runs: Sequence[dict[str, bool]], after_runs: Sequence[dict[str, bool]]) -> PooledTaskTest:
-    """Pool runs (e.g. seeds) over tasks: ``before_runs[r]`` / ``after_runs[r]`` map task id -> right/wrong
-    in run ``r``. Tasks present in every run are kept; each task's change is averaged over the runs, and
-    the sign test counts tasks that improved on average against tasks that got worse (ties dropped)."""
+def unit_changes(before_runs: Sequence[Mapping[str, float]], after_runs: Sequence[Mapping[str, float]],
+                 units: Mapping[str, str] | None = None) -> tuple[list[str], dict[str, float]]:
+    """``(task ids present in every run, {unit: mean change})``: ``before_runs[r]`` / ``after_runs[r]`` map task id
+    -> outcome (right/wrong, or a reward) in run ``r``; ``units`` maps task id -> unit (default: the task itself).
+    A unit's change is averaged over its tasks and the runs."""
     if len(before_runs) != len(after_runs) or not before_runs:
         raise ValueError(f"need one before and one after map per run, got {len(before_runs)} and {len(after_runs)}")
     maps = [*before_runs, *after_runs]
     ids = [i for i in before_runs[0] if all(i in m for m in maps)]
-    changes = [sum(float(bool(a[i])) - float(bool(b[i])) for b, a in zip(before_runs, after_runs)) / len(before_runs)
-               for i in ids]
-    improved = sum(c > 1e-12 for c in changes)
-    worsened = sum(c < -1e-12 for c in changes)
+    totals: dict[str, list[float]] = {}
+    for i in ids:
+        change = sum(float(a[i]) - float(b[i]) for b, a in zip(before_runs, after_runs)) / len(before_runs)
+        totals.setdefault(units.get(i, i) if units else i, []).append(change)
+    return ids, {u: sum(c) / len(c) for u, c in totals.items()}
+
+
+def pooled_task_sign_test(before_runs: Sequence[Mapping[str, bool]], after_runs: Sequence[Mapping[str, bool]],
+                          units: Mapping[str, str] | None = None) -> PooledTaskTest:
+    """Pool runs (e.g. seeds) over units: ``before_runs[r]`` / ``after_runs[r]`` map task id -> right/wrong in run
+    ``r``; ``units`` maps task id -> unit (its reaction or molecule; default: each task its own). Tasks present in
+    every run are kept; each unit's change is averaged over its tasks and the runs, and the sign test counts units
+    that improved on average against units that got worse (ties dropped). With one run and one task per unit it is
+    the exact McNemar test."""
+    ids, changes = unit_changes([{k: float(bool(v)) for k, v in m.items()} for m in before_runs],
+                                [{k: float(bool(v)) for k, v in m.items()} for m in after_runs], units)
+    values = list(changes.values())
+    improved = sum(c > 1e-12 for c in values)
+    worsened = sum(c < -1e-12 for c in values)
     return PooledTaskTest(n_tasks=len(ids), runs=len(before_runs), improved=improved, worsened=worsened,
-                          mean_change=sum(changes) / len(changes) if changes else float("nan"),
-                          p_value=sign_test_p_value(improved, worsened))
+                          mean_change=sum(values) / len(values) if values else float("nan"),
+                          p_value=sign_test_p_value(improved, worsened), n_units=len(values))
 
 
 @dataclass(frozen=True)
@@ -215,54 +233,109 @@ def quarter_trend(values: Sequence[float]) -> Trend | None:
     return Trend(first=m1, last=m2, diff=m2 - m1, n_quarter=q)
 
 
-def _sign_test_power(discordant: int, share_up: float, alpha: float) -> float:
-    """Power of the two-sided exact sign test on ``discordant`` pairs when a pair falls up with ``share_up``: the
-    test rejects at ``k <= c`` or ``k >= D - c`` up-pairs, ``c`` the largest count whose two-sided p is <= alpha."""
+def _rejection_bound(discordant: int, alpha: float) -> int | None:
+    """The largest count ``c`` whose two-sided exact sign-test p on ``discordant`` pairs is <= alpha (the test
+    rejects at ``k <= c`` or ``k >= discordant - c``); None when no count is that extreme."""
     import numpy as np
     from scipy.stats import binom
 
     if discordant == 0:
-        return 0.0
+        return None
     tail = 2 * binom.cdf(np.arange(discordant // 2 + 1), discordant, 0.5)
     inside = np.nonzero(tail <= alpha)[0]
-    if inside.size == 0:
+    return int(inside[-1]) if inside.size else None
+
+
+def _sign_test_power(discordant: int, share_up: float, alpha: float) -> float:
+    """Power of the two-sided exact sign test on ``discordant`` pairs when a pair falls up with ``share_up``."""
+    from scipy.stats import binom
+
+    c = _rejection_bound(discordant, alpha)
+    if c is None:
         return 0.0
-    c = int(inside[-1])
     return float(binom.cdf(c, discordant, share_up) + binom.sf(discordant - c - 1, discordant, share_up))
 
 
-def mcnemar_power(n: int, up: int, down: int, *, alpha: float = 0.05, power: float = 0.8) -> dict[str, float | int | None]:
-    """A power statement for an exact McNemar test on ``n`` paired tasks with ``up`` / ``down`` discordant.
+def sign_test_power(n: int, p_up: float, p_down: float, *, alpha: float = 0.05) -> float:
+    """Unconditional power of the two-sided exact sign test on ``n`` independent units, each up with probability
+    ``p_up``, down with ``p_down`` and tied otherwise: the number of untied units is itself random
+    (Binomial(n, p_up + p_down)), and the power is averaged over it, not conditioned on one observed count."""
+    import numpy as np
+    from scipy.stats import binom
 
-    With the observed discordance rate ``d = (up + down) / n`` held fixed, a true difference ``delta`` in
-    exact match puts a discordant pair up with probability ``(1 + delta / d) / 2``. Returns the discordance,
-    the observed difference ``(up - down) / n``, the smallest ``delta`` that ``n`` tasks detect with the given
-    ``power`` (the exact test's, by search in steps of 0.1 point; None when even a difference as large as the
-    discordance is not detected, or no task is discordant), and the tasks the observed difference would need for
-    that power (None when it is zero). ``n`` and ``alpha`` are echoed."""
+    if not (0 <= p_up and 0 <= p_down and p_up + p_down <= 1 + 1e-12):
+        raise ValueError(f"need probabilities with p_up + p_down <= 1, got {p_up}, {p_down}")
+    p_untied = p_up + p_down
+    if n <= 0 or p_untied <= 0:
+        return 0.0
+    share = p_up / p_untied
+    counts = np.arange(n + 1)
+    weights = binom.pmf(counts, n, min(1.0, p_untied))
+    return float(sum(w * _sign_test_power(int(d), share, alpha) for d, w in zip(counts, weights) if w > 1e-12))
+
+
+def mcnemar_power(n: int, up: int, down: int, *, alpha: float = 0.05, power: float = 0.8) -> dict[str, float | int | None]:
+    """A planned-design power statement for an exact McNemar test on ``n`` independent paired units.
+
+    The discordance rate ``d = (up + down) / n`` of the data at hand is taken as the design's rate; a true
+    difference ``delta`` in exact match then puts a unit up with probability ``(d + delta) / 2`` and down with
+    ``(d - delta) / 2``. The power is unconditional (:func:`sign_test_power`: the discordant count is random,
+    not fixed at the observed one). Returns the discordance, the observed difference ``(up - down) / n``, the
+    smallest ``delta`` that ``n`` units detect with the given ``power`` (search in steps of 0.1 point; None when
+    even ``delta = d`` is not detected, or no unit is discordant), and the units the observed difference would
+    need for that power (None when it is zero). ``n`` and ``alpha`` are echoed; ``method`` names the method."""
     d = (up + down) / n if n else 0.0
     observed = (up - down) / n if n else 0.0
     detectable = None
     if d > 0:
-        for step in range(1, 1001):
-            delta = step / 1000
-            if delta > d:
-                break
-            if _sign_test_power(up + down, (1 + delta / d) / 2, alpha) >= power:
-                detectable = delta
-                break
+        detectable = smallest_detectable(n, d, alpha=alpha, power=power)
     needed = None
     if d > 0 and observed != 0:
-        share = (1 + abs(observed) / d) / 2
-        lo, hi = 1, 1
-        while _sign_test_power(round(d * hi), share, alpha) < power and hi < 10 ** 6:
-            lo, hi = hi, hi * 2
-        while lo < hi:  # the smallest n whose expected discordant pairs reach the power (monotone enough to bisect)
-            mid = (lo + hi) // 2
-            if _sign_test_power(round(d * mid), share, alpha) >= power:
-                hi = mid
-            else:
-                lo = mid + 1
-        needed = hi
+        p_up, p_down = (d + abs(observed)) / 2, (d - abs(observed)) / 2
+        needed = units_needed(p_up, p_down, alpha=alpha, power=power)
     return {"n": n, "alpha": alpha, "power": power, "discordance": d, "observed_difference": observed,
-            "detectable_difference": detectable, "tasks_needed": needed}
+            "detectable_difference": detectable, "tasks_needed": needed, "method": POWER_METHOD}
+
+
+#: how every power figure is computed
+POWER_METHOD = "unconditional: the discordant count is random (binomial in the units), not fixed at an observed value"
+
+
+def smallest_detectable(n: int, discordance: float, *, alpha: float = 0.05, power: float = 0.8) -> float | None:
+    """The smallest difference ``delta`` (a share of units, in steps of 0.001) that ``n`` units with discordance
+    ``discordance`` detect at ``power`` with the two-sided exact sign test (None when ``delta = discordance``,
+    every discordant unit going one way, still falls short)."""
+    if n <= 0 or discordance <= 0:
+        return None
+    lo, hi = 1, int(round(discordance * 1000))
+    if hi < 1 or sign_test_power(n, discordance, 0.0, alpha=alpha) < power:
+        return None
+    while lo < hi:  # power rises with delta: bisect on the grid
+        mid = (lo + hi) // 2
+        delta = mid / 1000
+        if sign_test_power(n, (discordance + delta) / 2, (discordance - delta) / 2, alpha=alpha) >= power:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo / 1000
+
+
+def units_needed(p_up: float, p_down: float, *, alpha: float = 0.05, power: float = 0.8,
+                 limit: int = 10 ** 6) -> int | None:
+    """The fewest independent units whose two-sided exact sign test reaches ``power`` when each unit is up with
+    ``p_up`` and down with ``p_down`` (None at no difference or past ``limit``). The exact test's power is not
+    monotone in n, so the answer is the first n of a doubling-then-bisection search, good to a few units."""
+    if p_up == p_down:
+        return None
+    lo, hi = 1, 1
+    while sign_test_power(hi, p_up, p_down, alpha=alpha) < power:
+        if hi >= limit:
+            return None
+        lo, hi = hi, hi * 2
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if sign_test_power(mid, p_up, p_down, alpha=alpha) >= power:
+            hi = mid
+        else:
+            lo = mid + 1
+    return hi

@@ -14,10 +14,14 @@ from typing import Any
 from rlvr.datasets import Mixture
 from rlvr.eval.config import EvalConfig
 from rlvr.eval.runner import EvalResult, run_eval
+from rlvr.eval.suites import SPLIT_GROUPS
 from rlvr.files import atomic_open
 from rlvr.quickstart import eval_cache
 from rlvr.quickstart.plan import Plan
 from rlvr.quickstart.scores import SplitScore, StageResult, score_records, slim_records
+from rlvr.registry import get_family
+from rlvr.task import Task
+from rlvr.train.data import check_eval_pools
 
 
 def say(text: str) -> None:
@@ -31,19 +35,85 @@ def write_json(path: Path, data: Any) -> None:
         fh.write(json.dumps(data, indent=2, default=str) + "\n")
 
 
-def write_eval_tasks(path: Path, specs: dict[str, dict[str, Any]], seed: int) -> tuple[Path, dict[str, int]]:
-    """Write the fixed eval set as a task JSONL: ``size`` tasks of each spec's mixture on its split
-    (``specs`` as :func:`rlvr.train.data.eval_set_specs` gives them). Returns the path and the sizes by set.
+@dataclass(frozen=True)
+class EvalSetInfo:
+    """One written eval set: its ``size`` in tasks, the distinct ``items`` (reactions, molecules: what varies
+    independently) they are about, the items' ``noun``, and the ``pool`` its split draws from (None: unknown)."""
 
-    The mixture's prompt options give the tasks the prompts the model is trained with.
+    name: str
+    split: str
+    group: str
+    size: int
+    items: int
+    noun: str
+    pool: int | None
+
+    def describe(self) -> str:
+        """``300 tasks, 300 distinct reactions (pool 612)``."""
+        pool = f" (pool {self.pool})" if self.pool is not None else ""
+        return f"{self.size} tasks, {self.items} distinct {self.noun}s{pool}"
+
+
+def set_group(name: str) -> str:
+    """The group an eval set's records are scored under: the split group of a set named after its split
+    (``test_in`` -> ``in``), else the set's own name, so two sets on one split (``fresh_out`` at coefficients
+    6-10, ``fresh_far`` at 11-20) stay apart."""
+    return SPLIT_GROUPS.get(name, name)
+
+
+@dataclass(frozen=True)
+class WrittenSets:
+    """What :func:`write_eval_tasks` wrote: the file, each set's :class:`EvalSetInfo`, and per task id its set's
+    group and its unit (``family|item``: tasks about one reaction or molecule share it)."""
+
+    path: Path
+    sets: dict[str, EvalSetInfo]
+    groups: dict[str, str]
+    units: dict[str, str]
+
+
+def _task_identity(task: Task) -> str:
+    """What makes two tasks the same question: family, prompt and ground truth."""
+    return json.dumps([task.family, task.prompt, task.ground_truth], sort_keys=True, default=str)
+
+
+def write_eval_tasks(path: Path, specs: dict[str, dict[str, Any]], seed: int) -> WrittenSets:
+    """Write the fixed eval set as a task JSONL: ``size`` distinct tasks of each spec's mixture on its split
+    (``specs`` as :func:`rlvr.train.data.eval_set_specs` gives them), rows in order with exact repeats skipped.
+
+    A set larger than its split's pool of items is refused (:func:`rlvr.train.data.check_eval_pools`), and so is
+    one whose mixture cannot give ``size`` distinct tasks in ``4 x size + 64`` rows. The mixture's prompt options
+    give the tasks the prompts the model is trained with.
     """
+    pools = check_eval_pools(specs)
     path.parent.mkdir(parents=True, exist_ok=True)
+    sets: dict[str, EvalSetInfo] = {}
+    groups: dict[str, str] = {}
+    units: dict[str, str] = {}
     with atomic_open(path) as fh:
-        for spec in specs.values():
+        for name, spec in specs.items():
             mixture = Mixture(list(spec["mix"]), spec["split"], seed)
-            for i in range(int(spec["size"])):
-                fh.write(mixture.task_at(i).to_json() + "\n")
-    return path, {name: int(spec["size"]) for name, spec in specs.items()}
+            size, seen, items, nouns = int(spec["size"]), set(), set(), set()
+            row = 0
+            while len(seen) < size:
+                if row >= 4 * size + 64:
+                    raise ValueError(f"eval set {name!r}: only {len(seen)} distinct tasks in its first {row} rows; "
+                                     f"use size <= {len(seen)}")
+                task = mixture.task_at(row)
+                row += 1
+                identity = _task_identity(task)
+                if identity in seen or task.id in groups:
+                    continue
+                seen.add(identity)
+                family = get_family(task.family)
+                unit = f"{task.family}|{family.item_key(task)}"
+                items.add(unit)
+                nouns.add(family.item_noun)
+                groups[task.id], units[task.id] = set_group(name), unit
+                fh.write(task.to_json() + "\n")
+            sets[name] = EvalSetInfo(name=name, split=str(spec["split"]), group=set_group(name), size=size,
+                                     items=len(items), noun=nouns.pop() if len(nouns) == 1 else "item", pool=pools[name])
+    return WrittenSets(path=path, sets=sets, groups=groups, units=units)
 
 
 def evaluate(model: str, adapter: str | None, tasks_file: Path, out: Path, *, max_new_tokens: int,
@@ -66,16 +136,29 @@ class Evaluator:
 
     plan: Plan
     tasks_file: Path
-    sizes: dict[str, int]
+    sets: dict[str, EvalSetInfo]
+    groups: dict[str, str] = field(default_factory=dict)
+    units: dict[str, str] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def for_plan(cls, plan: Plan, specs: dict[str, dict[str, Any]] | None = None, name: str = "eval_tasks") -> "Evaluator":
         """Write the plan's eval set (or ``specs``' sets, to ``<name>.jsonl``) into its output folder and get ready
         to score it; ``seconds`` is shared with every evaluator of the run that writes into it."""
-        tasks_file, sizes = write_eval_tasks(plan.out / f"{name}.jsonl", plan.specs if specs is None else specs,
-                                             plan.recipe.task.eval_seed)
-        return cls(plan=plan, tasks_file=tasks_file, sizes=sizes)
+        written = write_eval_tasks(plan.out / f"{name}.jsonl", plan.specs if specs is None else specs,
+                                   plan.recipe.task.eval_seed)
+        return cls(plan=plan, tasks_file=written.path, sets=written.sets, groups=written.groups, units=written.units)
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        """Tasks per eval set."""
+        return {name: info.size for name, info in self.sets.items()}
+
+    def regroup(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``records`` with each task's ``split_group`` set to its eval set's group (:func:`set_group`)."""
+        for rec in records:
+            rec["split_group"] = self.groups.get(rec["id"], rec.get("split_group"))
+        return records
 
     def sample(self, name: str, what: str, model_path: str, adapter: str | None, *, samples: int,
                temperature: float, top_p: float = 1.0, tasks_file: Path | None = None,
@@ -104,7 +187,7 @@ class Evaluator:
               max_new_tokens: int | None = None) -> StageResult:
         """Evaluate one model greedily (at most ``max_new_tokens``, default the plan's); write ``<name>/scores.json``
         and ``<name>/records.json``."""
-        per_set = ", ".join(f"{k} {n}" for k, n in self.sizes.items())
+        per_set = "; ".join(f"{k}: {info.describe()}" for k, info in self.sets.items())
         say(f"evaluating {what} on {self.n_tasks} tasks ({per_set}), greedy")
         t0 = time.time()
         device = self.plan.options.device
@@ -112,7 +195,8 @@ class Evaluator:
                        max_new_tokens=max_new_tokens or self.plan.new_tokens,
                             batch_size=self.plan.options.eval_batch_size, device=device.name, dtype=self.plan.eval_dtype)
         self.seconds[name] = round(time.time() - t0, 1)
-        result = StageResult(score_records(res.records, self.plan.reward_mode), slim_records(res.records, self.plan.reward_mode))
+        records = self.regroup(list(res.records))
+        result = StageResult(score_records(records, self.plan.reward_mode), slim_records(records, self.plan.reward_mode))
         self._write(name, result)
         return result
 
@@ -125,7 +209,8 @@ class Evaluator:
         device = self.plan.options.device
         return eval_cache.cache_key(model, self.tasks_file, {
             "max_new_tokens": self.plan.new_tokens, "batch_size": self.plan.options.eval_batch_size,
-            "reward_mode": self.plan.reward_mode, "backend": "transformers", "device": device.kind, "dtype": self.plan.eval_dtype})
+            "reward_mode": self.plan.reward_mode, "backend": "transformers", "device": device.kind, "dtype": self.plan.eval_dtype,
+            "groups": "eval-set"})
 
     def base(self, model: str) -> tuple[StageResult, str | None]:
         """The base model's scores: from the previous run in the folder (``skip_before``), from the cache an
@@ -136,7 +221,7 @@ class Evaluator:
             say("reusing the base model's scores from the previous run")
             scores = json.loads((folder / "scores.json").read_text())
             return StageResult({k: SplitScore(**v) for k, v in scores.items()},
-                               json.loads((folder / "records.json").read_text())), None
+                               self.regroup(json.loads((folder / "records.json").read_text()))), None
         key = self.cache_key(model)
         entry = eval_cache.load_entry(key) if options.base_cache else None
         if entry is None:
@@ -147,7 +232,7 @@ class Evaluator:
         cached_from = str(eval_cache.entry_dir(key))
         say(f"the base model's answers on these {self.n_tasks} tasks: read from the cache an earlier run on this machine "
             f"wrote ({cached_from}; --no-base-cache to evaluate again)")
-        result = StageResult({k: SplitScore(**v) for k, v in entry[0].items()}, entry[1])
+        result = StageResult({k: SplitScore(**v) for k, v in entry[0].items()}, self.regroup(entry[1]))
         self._write("eval_before", result)
         self.seconds["eval_before"] = 0.0
         return result, cached_from

@@ -23,8 +23,7 @@ from rlvr.quickstart.evaluation import Evaluator, say
 from rlvr.quickstart.plan import Plan
 from rlvr.quickstart.scores import PRE_ARM_STAGES, test_key
 from rlvr.task import load_tasks
-from rlvr.train.config import build_mix
-from rlvr.train.data import named_eval_set
+from rlvr.train.data import named_eval_set, retention_set_spec
 
 
 @dataclass
@@ -50,10 +49,7 @@ class Measures:
             specs = named_eval_set(task, str(study.pass_at_k["set"]), int(study.pass_at_k["size"]))
             out.pass_tasks = Evaluator.for_plan(plan, specs, name="pass_at_k_tasks")
         if study.retention_set:
-            r = study.retention_set
-            families = r["families"] if isinstance(r["families"], list) else str(r["families"]).replace(",", " ").split()
-            mix = build_mix(None, families, dict(r["options"] or {}))  # the other group's own prompts
-            out.retention = Evaluator.for_plan(plan, {"retention": {"mix": mix, "split": str(r["split"]), "size": int(r["size"])}},
+            out.retention = Evaluator.for_plan(plan, {"retention": retention_set_spec(study.retention_set)},
                                                name="retention_tasks")
         if study.kl_set:
             specs = named_eval_set(task, str(study.kl_set["split"]), int(study.kl_set["size"]))

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from rlvr.device import Device
 from rlvr.quickstart.claims import PrimaryTest, is_tuning_split
 from rlvr.quickstart.step_scan import checkpoint_steps
-from rlvr.train.data import default_eval_splits, eval_set_specs
+from rlvr.train.data import check_eval_pools, default_eval_splits, eval_set_specs, named_eval_set, retention_set_spec
 from rlvr.train.entry import check_families, find_recipe
 from rlvr.train.recipe import Recipe, parse_recipe
 from rlvr.train.sft_data import check_solution_writers, sft_mixture
@@ -137,6 +137,21 @@ def check_plateau(recipe: Recipe) -> None:
                          "where recipes are tuned, never on a test split")
 
 
+def measure_specs(recipe: Recipe) -> dict[str, dict[str, Any]]:
+    """The sets the run's measurements score besides its eval sets (the plateau's tuning set, pass@k, KL,
+    retention), as eval-set specs, so that each is checked before anything runs."""
+    study, task = recipe.study, recipe.task
+    out: dict[str, dict[str, Any]] = {}
+    for what, rule, key in (("plateau", study.plateau, "set"), ("pass_at_k", study.pass_at_k, "set"),
+                            ("kl_set", study.kl_set, "split")):
+        if rule:
+            out.update({f"{what} ({name})": spec for name, spec in
+                        named_eval_set(task, str(rule[key]), int(rule["size"])).items()})
+    if study.retention_set:
+        out["retention_set"] = retention_set_spec(study.retention_set)
+    return out
+
+
 def make_plan(options: QuickstartOptions) -> Plan:
     """Parse and check the run (see the module docstring); ValueError or KeyError with one sentence on a
     mistake, before any model is converted or loaded."""
@@ -154,4 +169,5 @@ def make_plan(options: QuickstartOptions) -> Plan:
         recipe.training.save_strategy, recipe.training.save_steps = "steps", options.eval_every
         recipe.training.save_total_limit = None
     specs = _eval_specs(recipe, options.eval_size)
+    check_eval_pools({**specs, **measure_specs(recipe)})
     return Plan(options=options, recipe=recipe, specs=specs, primary=_primary(recipe, specs), scan_steps=scan)

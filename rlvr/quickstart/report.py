@@ -35,6 +35,8 @@ class QuickstartResult:
     versus_common: dict[str, dict[str, Any]] = field(default_factory=dict)
     arms: dict[str, dict[str, Any]] = field(default_factory=dict)
     measures: dict[str, Any] = field(default_factory=dict)
+    #: per eval set: tasks, distinct items (reactions, molecules), their noun and the split's pool
+    eval_sets: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def before(self) -> dict[str, SplitScore]:
@@ -182,9 +184,18 @@ def _kind_lines(qs: QuickstartResult) -> list[str]:
     return lines
 
 
+def _set_lines(qs: QuickstartResult) -> list[str]:
+    """One line: each eval set's tasks and the distinct reactions or molecules they are about (what a test counts)."""
+    if not qs.eval_sets:
+        return []
+    parts = [f"{name} {s['size']} tasks / {s['items']} {s['noun']}s" + (f" (pool {s['pool']})" if s.get("pool") else "")
+             for name, s in qs.eval_sets.items()]
+    return ["", "eval sets (tasks / distinct items; no task twice): " + "; ".join(parts)]
+
+
 def report_markdown(qs: QuickstartResult, budget_stages: Sequence[str] = ("warm", "base")) -> str:
     """The quickstart report (what the command prints at the end)."""
-    lines = _headline(qs) + measure_lines(qs.measures) + _kind_lines(qs)
+    lines = _headline(qs) + _set_lines(qs) + measure_lines(qs.measures) + _kind_lines(qs)
     if qs.splits:
         lines += _split_lines(qs)
     lines += _train_lines(qs)

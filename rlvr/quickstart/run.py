@@ -97,7 +97,7 @@ def scan_checkpoints(plan: Plan, evaluator: Evaluator, stages: dict[str, StageRe
         else:
             continue
         pair = {"base": stages["base"], **({"warm": stages[ref]} if ref == "warm" else {}), "rl": at_step}
-        rows.append(budget_row(step, steps, float(rl.budget["seconds"]), build_summary(pair, [(ref, "rl")]),
+        rows.append(budget_row(step, steps, float(rl.budget["seconds"]), build_summary(pair, [(ref, "rl")], evaluator.units),
                                reward_trend(history, up_to=step), primary=plan.primary, reference=ref))
     return rows
 
@@ -123,7 +123,7 @@ def assemble(plan: Plan, evaluator: Evaluator, stages: dict[str, StageResult], r
     pairs = comparisons(list(stages), treated)
     if (plan.primary.reference, treated) not in pairs:
         pairs.append((plan.primary.reference, treated))
-    splits = build_summary(stages, pairs)
+    splits = build_summary(stages, pairs, evaluator.units)
     eval_tasks = load_tasks(evaluator.tasks_file)
     by_stage = {label(name): stage.records for name, stage in stages.items()}
     versus_common = versus_common_answers(eval_tasks, by_stage)
@@ -134,7 +134,8 @@ def assemble(plan: Plan, evaluator: Evaluator, stages: dict[str, StageResult], r
         train=_train_summary(plan, runs.get("rl"), history, warm_info), seconds=evaluator.seconds,
         table=render_table(scores), splits=splits, base_cache=cached_from, budget=scan,
         claims=declared_tests(splits, plan.primary, measured), by_kind=accuracy_by_kind(eval_tasks, by_stage),
-        versus_common=versus_common, arms={name: run.budget for name, run in runs.items()}, measures=measures.to_dict())
+        versus_common=versus_common, arms={name: run.budget for name, run in runs.items()}, measures=measures.to_dict(),
+        eval_sets={name: asdict(info) for name, info in evaluator.sets.items()})
 
 
 def summary_json(plan: Plan, qs: QuickstartResult) -> dict[str, Any]:
@@ -149,7 +150,8 @@ def summary_json(plan: Plan, qs: QuickstartResult) -> dict[str, Any]:
         "warm_start_steps": (train.get("warm_start") or {}).get("steps", 0), "seed": plan.recipe.training.seed,
         "seconds": qs.seconds, "recipe": plan.options.recipe, "family": train["family"], "arms": qs.arms,
         "train_reward": {k: v for k, v in train.items() if k.startswith(("train_reward", "trend_", "quarter_", "dynamic_"))},
-        "base_from_cache": qs.base_cache, "device": plan.options.device.describe(), "eval_dtype": plan.eval_dtype}
+        "base_from_cache": qs.base_cache, "device": plan.options.device.describe(), "eval_dtype": plan.eval_dtype,
+        "eval_sets": qs.eval_sets}
     out.update(qs.measures)
     if qs.by_kind:
         out["by_kind"] = qs.by_kind

@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from rlvr.eval.stats import mean_se, paired_exact_test, paired_signed_rank_test
+from rlvr.eval.stats import (
+    mean_se, paired_exact_test, paired_signed_rank_test, pooled_task_sign_test, signed_rank_p_value, unit_changes,
+)
 from rlvr.eval.tables import metric_value
 from rlvr.reasons import format_ok
 
@@ -146,18 +148,34 @@ def _stage_values(right: Sequence[bool], score: SplitScore | None) -> dict[str, 
             "format": score.format_ok if score else None}
 
 
-def _paired_tests(ref: tuple[dict, dict], treated: tuple[dict, dict]) -> dict[str, Any]:
+def _paired_tests(ref: tuple[dict, dict], treated: tuple[dict, dict], units: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The exact McNemar test on exact match and the Wilcoxon signed-rank test on reward, ``ref`` -> ``treated``
-    (each a pair of ``{task id: correct}`` and ``{task id: reward}`` maps of one split)."""
+    (each a pair of ``{task id: correct}`` and ``{task id: reward}`` maps of one split). With ``units`` (task id
+    -> its reaction or molecule) where some unit has several tasks, both count units: each unit's mean change is
+    its one outcome (the sign test on exact match, the signed-rank test on reward), so tasks that share a reaction
+    are not counted as independent."""
+    if units:
+        em_units = pooled_task_sign_test([ref[0]], [treated[0]], units)
+        _, reward_changes = unit_changes([ref[1]], [treated[1]], units)
+        changed = [c for c in reward_changes.values() if abs(c) > 1e-12]
+        return {"gained": em_units.improved, "lost": em_units.worsened, "p_value": em_units.p_value,
+                "better": sum(c > 0 for c in changed), "worse": sum(c < 0 for c in changed),
+                "reward_diff": sum(reward_changes.values()) / len(reward_changes) if reward_changes else float("nan"),
+                "reward_p_value": signed_rank_p_value(changed)}
     em = paired_exact_test(*_paired(ref[0], treated[0]))
     rank = paired_signed_rank_test(*_paired(ref[1], treated[1]))
     return {"gained": em.gained, "lost": em.lost, "p_value": em.p_value, "better": rank.better, "worse": rank.worse,
             "reward_diff": rank.mean_diff, "reward_p_value": rank.p_value}
 
 
-def build_summary(stages: Mapping[str, StageResult], pairs: Sequence[tuple[str, str]] | None = None) -> dict[str, Any]:
+def build_summary(stages: Mapping[str, StageResult], pairs: Sequence[tuple[str, str]] | None = None,
+                  units: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Per split (``in``, ``cross``, ``out``, ...): ``n``, every stage's scores on the tasks all stages share, and
-    the paired tests of ``pairs`` (default :func:`comparisons` of the stages, in their order)."""
+    the paired tests of ``pairs`` (default :func:`comparisons` of the stages, in their order).
+
+    ``units`` (task id -> ``family|item``, as the eval set was written): each row gives ``n_units``, the distinct
+    reactions or molecules of its ``n`` tasks, and where a unit has several tasks the tests count units
+    (``unit_level`` true; :func:`_paired_tests`)."""
     correct = {name: per_task(stage.records) for name, stage in stages.items()}
     reward = {name: per_task(stage.records, "reward") for name, stage in stages.items()}
     pairs = comparisons(list(stages)) if pairs is None else pairs
@@ -165,12 +183,17 @@ def build_summary(stages: Mapping[str, StageResult], pairs: Sequence[tuple[str, 
     for split in order_splits(list(dict.fromkeys(s for by_split in correct.values() for s in by_split))):
         shared = set.intersection(*(set(c.get(split, {})) for c in correct.values()))
         row: dict[str, Any] = {"n": len(shared), "stages": {}, "tests": {}}
+        split_units = {i: units.get(i, i) for i in shared} if units else {}
+        clustered = len(set(split_units.values())) < len(shared) if split_units else False
+        if split_units:
+            row.update(n_units=len(set(split_units.values())), unit_level=clustered)
         for name, stage in stages.items():
             right = [v for i, v in correct[name].get(split, {}).items() if i in shared]
             row["stages"][name] = _stage_values(right, stage.scores.get(split))
         for ref, treated in pairs:
             maps = [(correct[n].get(split, {}), reward[n].get(split, {})) for n in (ref, treated)]
-            row["tests"][test_key(ref, treated)] = {"reference": ref, "treated": treated, **_paired_tests(*maps)}
+            row["tests"][test_key(ref, treated)] = {"reference": ref, "treated": treated,
+                                                    **_paired_tests(*maps, split_units if clustered else None)}
         splits[split] = row
     return splits
 

@@ -141,7 +141,44 @@ def named_eval_set(task_args: TaskArguments, name: str, size: int | None = None)
     return {name: {**own, "size": int(size or own["size"])}}
 
 
+def eval_set_pool(spec: dict[str, Any]) -> tuple[int | None, str]:
+    """``(distinct items the set draws from, their noun)`` of one eval-set spec: the sum of its families' split
+    pools (``FamilySpec.pool_size``; an upper bound where two families share items), None where a family cannot
+    tell. The noun is the families' item noun (``reaction``, ``molecule``), ``item`` when they differ."""
+    mixture = Mixture(list(spec["mix"]), spec["split"], 0)
+    total: int | None = 0
+    nouns = set()
+    for component in mixture.components:
+        family = get_family(component.family)
+        nouns.add(family.item_noun)
+        size = family.pool_size(family.make_config(**component.options), mixture.split_of(component))
+        total = None if size is None or total is None else total + int(size)
+    return total, nouns.pop() if len(nouns) == 1 else "item"
+
+
+def check_eval_pools(specs: dict[str, dict[str, Any]]) -> dict[str, int | None]:
+    """Every eval set's pool (:func:`eval_set_pool`); ValueError in one line for a set larger than its pool, which
+    would repeat reactions or molecules and so count one item as several independent tasks."""
+    pools: dict[str, int | None] = {}
+    for name, spec in specs.items():
+        pool, noun = eval_set_pool(spec)
+        if pool is not None and int(spec["size"]) > pool:
+            raise ValueError(f"eval set {name!r}: {int(spec['size'])} tasks but its split {spec['split']!r} holds only "
+                             f"{pool} distinct {noun}s; use size <= {pool} (a larger set repeats {noun}s)")
+        pools[name] = pool
+    return pools
+
+
+def retention_set_spec(rule: dict[str, Any]) -> dict[str, Any]:
+    """The eval-set spec of a recipe's ``retention_set`` (another task group's families, with their own prompts)."""
+    families = rule["families"] if isinstance(rule["families"], list) else str(rule["families"]).replace(",", " ").split()
+    return {"mix": build_mix(None, families, dict(rule["options"] or {})), "split": str(rule["split"]),
+            "size": int(rule["size"])}
+
+
 def build_eval_sets(task_args: TaskArguments) -> dict[str, Any]:
-    """Fixed eval datasets by name (empty if none configured), in the training prompts."""
+    """Fixed eval datasets by name (empty if none configured), in the training prompts; a set larger than its
+    pool is refused (:func:`check_eval_pools`)."""
+    check_eval_pools(eval_set_specs(task_args))
     return {name: build_dataset(spec["mix"], n=spec["size"], split=spec["split"], seed=task_args.eval_seed)
             for name, spec in eval_set_specs(task_args).items()}

@@ -156,3 +156,59 @@ def test_pooled_task_sign_test_counts_each_task_once():
     assert pooled_task_sign_test(before, after).n_tasks == 9
     with pytest.raises(ValueError):
         pooled_task_sign_test(before, after[:2])
+
+
+def test_pooled_sign_test_counts_a_reaction_once_however_many_tasks_or_runs_share_it():
+    from rlvr.eval.stats import pooled_task_sign_test
+
+    # two runs; tasks a1, a2 share reaction A; b1 is reaction B; c1 is reaction C
+    before = [{"a1": 0, "a2": 0, "b1": 1, "c1": 0}, {"a1": 0, "a2": 1, "b1": 1, "c1": 0}]
+    after = [{"a1": 1, "a2": 1, "b1": 0, "c1": 0}, {"a1": 1, "a2": 1, "b1": 1, "c1": 0}]
+    units = {"a1": "A", "a2": "A", "b1": "B", "c1": "C"}
+    by_task = pooled_task_sign_test(before, after)
+    by_unit = pooled_task_sign_test(before, after, units)
+    assert (by_task.improved, by_task.worsened, by_task.n_units) == (2, 1, 4)
+    assert (by_unit.improved, by_unit.worsened, by_unit.n_units, by_unit.n_tasks) == (1, 1, 3, 4)
+    assert by_unit.p_value == 1.0
+
+
+def test_one_task_per_unit_and_one_run_is_exactly_mcnemar():
+    import random
+
+    from rlvr.eval.stats import paired_exact_test, pooled_task_sign_test
+
+    rng = random.Random(5)
+    before = {f"t{i}": rng.random() < 0.5 for i in range(60)}
+    after = {f"t{i}": rng.random() < 0.7 for i in range(60)}
+    mc = paired_exact_test(list(before.values()), list(after.values()))
+    pooled = pooled_task_sign_test([before], [after], {k: "r" + k for k in before})
+    assert (pooled.improved, pooled.worsened, pooled.p_value) == (mc.gained, mc.lost, mc.p_value)
+
+
+def test_power_is_unconditional_and_grows_with_the_units():
+    from rlvr.eval.stats import POWER_METHOD, mcnemar_power, sign_test_power, units_needed
+
+    # few discordant pairs: the conditional figure would claim a tiny detectable difference; the planned-design
+    # figure says a difference as large as the discordance is not detectable with 80 % power
+    small = mcnemar_power(200, 4, 2)
+    assert small["detectable_difference"] is None or small["detectable_difference"] > 0.02
+    assert small["method"] == POWER_METHOD
+    p100 = sign_test_power(100, 0.06, 0.02)
+    p400 = sign_test_power(400, 0.06, 0.02)
+    assert 0 < p100 < p400 < 1
+    assert sign_test_power(400, 0.0, 0.0) == 0.0
+    n = units_needed(0.06, 0.02)
+    assert n is not None and sign_test_power(n, 0.06, 0.02) >= 0.8 and sign_test_power(n // 2, 0.06, 0.02) < 0.8
+    # a simulated check of the unconditional power at one design point
+    import random
+
+    from rlvr.eval.stats import sign_test_p_value
+
+    rng = random.Random(0)
+    hits = 0
+    for _ in range(400):
+        outcomes = [rng.random() for _ in range(150)]
+        up = sum(u < 0.08 for u in outcomes)
+        down = sum(0.08 <= u < 0.11 for u in outcomes)
+        hits += sign_test_p_value(up, down) < 0.05
+    assert abs(hits / 400 - sign_test_power(150, 0.08, 0.03)) < 0.08
