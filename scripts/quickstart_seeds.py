@@ -2,7 +2,8 @@
 
     python scripts/quickstart_seeds.py outputs/qs-seed0 outputs/qs-seed1 outputs/qs-seed2
 
-Reads the stages each run had (the base model, the warm start, then its arms: ``rl``, ``control``, ``rft``, ...)
+Where the runs' recipe declared a primary pooled over seeds (``pooled_test``), that test leads, over the reactions or
+molecules as units, with its secondaries Holm-corrected (:mod:`rlvr.quickstart.pooled`). Reads the stages each run had (the base model, the warm start, then its arms: ``rl``, ``control``, ``rft``, ...)
 from its ``summary.json`` (summaries written before arms were data are read too). Prints each run's primary
 test (declared in its recipe, with the arm ahead and its power) and the seeds pooled over tasks on the primary
 test's pair (each task's mean change across the runs; exact sign test: the unit is the task); the declared
@@ -30,6 +31,7 @@ from rlvr.eval.stats import pooled_task_sign_test, sign_test_p_value
 from rlvr.eval.suites import SPLIT_GROUPS
 from rlvr.task import answer_key, load_tasks
 from rlvr.quickstart.claims import LEGACY_PRIMARY, is_tuning_split, label
+from rlvr.quickstart.pooled import PooledDesign, pooled_claims, render_pooled
 from rlvr.quickstart.scores import from_legacy, per_task_correct
 from rlvr.quickstart.step_scan import em_change_in_se, plot_budget, trend_summary
 from rlvr.quickstart.trend import reward_trend
@@ -403,6 +405,14 @@ def main(argv: list[str] | None = None) -> int:
         loaded.append((folder.name, normalized(json.loads(path.read_text()))))
         fill_budget_trends(loaded[-1][1], folder)
     treated = loaded[0][1]["treated"]
+    declared = loaded[0][1].get("pooled_test")
+    if declared:  # the recipe declared a primary pooled over seeds: it leads
+        try:
+            claims = pooled_claims(PooledDesign.from_summary(declared), list(args.runs))
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print("\n".join(render_pooled(claims)), end="\n\n")
     first = loaded[0][1].get("primary") or {"split": "test_in", "reference": "warm", "treated": treated}
     pooled = pooled_line(pooled_rows(list(args.runs), SPLIT_GROUPS.get(first["split"], first["split"]), [first["treated"]] * len(loaded),
                                      reference=first["reference"]), first["split"], label(first["reference"]), label(first["treated"]))

@@ -339,3 +339,43 @@ def units_needed(p_up: float, p_down: float, *, alpha: float = 0.05, power: floa
         else:
             lo = mid + 1
     return hi
+
+
+def pooled_unit_probabilities(runs: int, p_up: float, p_down: float) -> tuple[float, float]:
+    """``(P(unit up), P(unit down))`` of a unit scored once in each of ``runs`` independent runs, each run's pair up
+    with ``p_up``, down with ``p_down`` and tied otherwise: the unit is up when its net change over the runs is
+    positive (the pooled sign test's unit outcome, :func:`pooled_task_sign_test`)."""
+    dist = {0: 1.0}
+    for _ in range(int(runs)):
+        nxt: dict[int, float] = {}
+        for net, p in dist.items():
+            for step, q in ((1, p_up), (-1, p_down), (0, 1.0 - p_up - p_down)):
+                nxt[net + step] = nxt.get(net + step, 0.0) + p * q
+        dist = nxt
+    return sum(p for n, p in dist.items() if n > 0), sum(p for n, p in dist.items() if n < 0)
+
+
+def pooled_power(units: int, runs: int, p_up: float, p_down: float, *, alpha: float = 0.05) -> float:
+    """Unconditional power of the pooled sign test over ``units`` units, each scored once in each of ``runs`` runs
+    (pairs independent across runs; :func:`pooled_unit_probabilities`, :func:`sign_test_power`)."""
+    up, down = pooled_unit_probabilities(runs, p_up, p_down)
+    return sign_test_power(units, up, down, alpha=alpha)
+
+
+def pooled_detectable(units: int, runs: int, discordance: float, *, alpha: float = 0.05,
+                      power: float = 0.8) -> float | None:
+    """The smallest per-run difference ``delta`` (a share of pairs, steps of 0.001) the pooled sign test over
+    ``units`` units and ``runs`` runs detects at ``power`` when a share ``discordance`` of each run's pairs is
+    discordant (None when even ``delta = discordance`` falls short)."""
+    grid = int(round(discordance * 1000))
+    if grid < 1 or pooled_power(units, runs, discordance, 0.0, alpha=alpha) < power:
+        return None
+    lo, hi = 1, grid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        delta = mid / 1000
+        if pooled_power(units, runs, (discordance + delta) / 2, (discordance - delta) / 2, alpha=alpha) >= power:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo / 1000

@@ -14,11 +14,10 @@ from typing import Any
 from rlvr.datasets import Mixture
 from rlvr.eval.config import EvalConfig
 from rlvr.eval.runner import EvalResult, run_eval
-from rlvr.eval.suites import SPLIT_GROUPS
 from rlvr.files import atomic_open
 from rlvr.quickstart import eval_cache
 from rlvr.quickstart.plan import Plan
-from rlvr.quickstart.scores import SplitScore, StageResult, score_records, slim_records
+from rlvr.quickstart.scores import SplitScore, StageResult, score_records, set_group, slim_records
 from rlvr.registry import get_family
 from rlvr.task import Task
 from rlvr.train.data import check_eval_pools
@@ -52,13 +51,6 @@ class EvalSetInfo:
         """``300 tasks, 300 distinct reactions (pool 612)``."""
         pool = f" (pool {self.pool})" if self.pool is not None else ""
         return f"{self.size} tasks, {self.items} distinct {self.noun}s{pool}"
-
-
-def set_group(name: str) -> str:
-    """The group an eval set's records are scored under: the split group of a set named after its split
-    (``test_in`` -> ``in``), else the set's own name, so two sets on one split (``fresh_out`` at coefficients
-    6-10, ``fresh_far`` at 11-20) stay apart."""
-    return SPLIT_GROUPS.get(name, name)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from rlvr.device import Device
 from rlvr.quickstart.claims import PrimaryTest, is_tuning_split
+from rlvr.quickstart.pooled import PooledDesign
 from rlvr.quickstart.step_scan import checkpoint_steps
 from rlvr.train.data import check_eval_pools, default_eval_splits, eval_set_specs, named_eval_set, retention_set_spec
 from rlvr.train.entry import check_families, find_recipe
@@ -66,6 +67,7 @@ class Plan:
     specs: dict[str, dict[str, Any]]
     primary: PrimaryTest
     scan_steps: list[int]
+    pooled: PooledDesign | None = None
 
     @property
     def arms(self) -> list[str]:
@@ -170,4 +172,7 @@ def make_plan(options: QuickstartOptions) -> Plan:
         recipe.training.save_total_limit = None
     specs = _eval_specs(recipe, options.eval_size)
     check_eval_pools({**specs, **measure_specs(recipe)})
-    return Plan(options=options, recipe=recipe, specs=specs, primary=_primary(recipe, specs), scan_steps=scan)
+    pooled = PooledDesign.from_recipe(recipe.task.pooled_test, eval_sets=list(specs), arms=recipe.arms,
+                                      pass_at_k=bool(recipe.study.pass_at_k))
+    return Plan(options=options, recipe=recipe, specs=specs, primary=_primary(recipe, specs), scan_steps=scan,
+                pooled=pooled)

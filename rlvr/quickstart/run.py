@@ -151,7 +151,7 @@ def summary_json(plan: Plan, qs: QuickstartResult) -> dict[str, Any]:
         "seconds": qs.seconds, "recipe": plan.options.recipe, "family": train["family"], "arms": qs.arms,
         "train_reward": {k: v for k, v in train.items() if k.startswith(("train_reward", "trend_", "quarter_", "dynamic_"))},
         "base_from_cache": qs.base_cache, "device": plan.options.device.describe(), "eval_dtype": plan.eval_dtype,
-        "eval_sets": qs.eval_sets}
+        "eval_sets": qs.eval_sets, "pooled_test": asdict(plan.pooled) if plan.pooled else None}
     out.update(qs.measures)
     if qs.by_kind:
         out["by_kind"] = qs.by_kind

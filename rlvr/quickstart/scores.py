@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 from rlvr.eval.stats import (
     mean_se, paired_exact_test, paired_signed_rank_test, pooled_task_sign_test, signed_rank_p_value, unit_changes,
 )
+from rlvr.eval.suites import SPLIT_GROUPS
 from rlvr.eval.tables import metric_value
 from rlvr.reasons import format_ok
 
@@ -51,6 +52,13 @@ class StageResult:
 
     scores: dict[str, SplitScore]
     records: list[dict[str, Any]]
+
+
+def set_group(name: str) -> str:
+    """The group an eval set's records are scored under: the split group of a set named after its split
+    (``test_in`` -> ``in``), else the set's own name, so two sets on one split (``fresh_out`` at coefficients
+    6-10, ``fresh_far`` at 11-20) stay apart."""
+    return SPLIT_GROUPS.get(name, name)
 
 
 def reward_metric(reward_mode: str) -> str:

@@ -82,6 +82,12 @@ class TaskArguments:
         metadata={"help": "the run's one declared primary test: {stage: rl | base, split: EVAL SET, test: mcnemar | "
                   "wilcoxon, alpha}; every other test is secondary and Holm-corrected (docs/evaluation.md#methods)"},
     )
+    pooled_test: dict | str | None = field(
+        default=None,
+        metadata={"help": "a primary test pooled over several seeds' runs, declared before them: {seeds, reference, "
+                  "treated, split: EVAL SET, alpha, secondary: [...]}; the unit is the reaction or molecule "
+                  "(rlvr/quickstart/pooled.py, docs/evaluation.md#methods)"},
+    )
     eval_size: int = field(default=32, metadata={"help": "tasks per eval set"})
     eval_seed: int = field(default=1234, metadata={"help": "seed of the eval-set tasks (fixed across runs)"})
     reward_funcs: list[str] = field(
@@ -158,6 +164,7 @@ class TaskArguments:
         if not isinstance(self.eval_sets, dict):
             raise ValueError("eval_sets must be a mapping name -> {split, ...}")
         self.primary_test = _load_structured(self.primary_test, "primary_test")
+        self.pooled_test = _load_structured(self.pooled_test, "pooled_test")
         self.curriculum = _load_structured(self.curriculum, "curriculum")
         self.frontier = _load_structured(self.frontier, "frontier")
         if isinstance(self.dynamic_sampling, str):

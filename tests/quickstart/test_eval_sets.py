@@ -9,9 +9,9 @@ import yaml
 
 from rlvr.cli import main
 from rlvr.device import Device
-from rlvr.quickstart.evaluation import set_group, write_eval_tasks
+from rlvr.quickstart.evaluation import write_eval_tasks
 from rlvr.quickstart.plan import QuickstartOptions, make_plan
-from rlvr.quickstart.scores import StageResult, build_summary
+from rlvr.quickstart.scores import StageResult, build_summary, set_group
 from rlvr.train.config import build_mix
 from rlvr.train.entry import find_recipe
 
