@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.set_defaults(func=run_build)
 
     s = csub.add_parser("stats", help="print corpus statistics")
-    s.add_argument("--corpus", default="embedded", help="embedded | embedded-small | classic | mixed | FILE")
+    s.add_argument("--corpus", default="embedded", help="embedded | embedded-small | classic | classic-fresh | mixed | FILE")
     s.add_argument("--split-mode", default="hash", help="split mode for the per-split counts (hash, class, mw, ...)")
     s.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_plugin_arg(s)

@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass
 from importlib import resources
 from math import gcd
+from typing import AbstractSet, Mapping
 
 from rlvr.chem.smiles import smiles_formula
 from rlvr.generators.stoich.molecule_pool import load_molecule_pool
@@ -63,16 +64,19 @@ ACIDS: dict[str, str] = {  # acid formula -> anion
 _POLYATOMIC = {"NO3", "OH", "ClO3", "ClO4", "CH3COO", "SO4", "CO3", "PO4", "NH4"}
 
 
-def salt(cation: str, cation_charge: int, anion: str) -> str:
-    """Neutral formula from ion charges: ``salt("Al", 3, "SO4") == "Al2(SO4)3"``."""
-    q = -ANIONS[anion]
+def salt(cation: str, cation_charge: int, anion: str, *, anions: Mapping[str, int] | None = None,
+         polyatomic: AbstractSet[str] | None = None) -> str:
+    """Neutral formula from ion charges: ``salt("Al", 3, "SO4") == "Al2(SO4)3"`` (``anions``: anion -> charge and
+    ``polyatomic``: the ions written in brackets when repeated; default: this module's tables)."""
+    q = -(ANIONS if anions is None else anions)[anion]
+    groups = _POLYATOMIC if polyatomic is None else polyatomic
     g = gcd(cation_charge, q)
     n_cat, n_an = q // g, cation_charge // g
 
     def part(ion: str, n: int) -> str:
         if n == 1:
             return ion
-        return f"({ion}){n}" if ion in _POLYATOMIC else f"{ion}{n}"
+        return f"({ion}){n}" if ion in groups else f"{ion}{n}"
 
     return part(cation, n_cat) + part(anion, n_an)
 
@@ -251,6 +255,9 @@ _PRECIPITATES = (
     + [(m, q, "CO3") for m, q in (("Mg", 2), ("Zn", 2), ("Cu", 2), ("Fe", 2), ("Ni", 2), ("Mn", 2))]
     + [(m, q, "PO4") for m, q in (("Mg", 2), ("Al", 3), ("Fe", 3), ("Zn", 2), ("Cu", 2))]
 )
+
+#: the insoluble salts above, public for the tables that extend them
+PRECIPITATES = _PRECIPITATES
 
 
 def precipitation() -> list[ClassicEquation]:

@@ -31,8 +31,9 @@ class StoichConfig:
     """Options shared by every stoichiometry family.
 
     - ``encoding``: ``formula`` (Hill formulas) or ``smiles`` (canonical SMILES).
-    - ``corpus``: ``embedded`` (template corpus), ``embedded-small``, ``classic``, ``mixed`` (both) or a path
-      to a user file (reaction SMILES, USPTO style, or a ChemAlgebra ``src`` file with its ``tgt`` twin).
+    - ``corpus``: ``embedded`` (template corpus), ``embedded-small``, ``classic``, ``classic-fresh`` (held-out
+      classic equations, test splits only), ``mixed`` (embedded + classic) or a path to a user file (reaction
+      SMILES, USPTO style, or a ChemAlgebra ``src`` file with its ``tgt`` twin).
     - ``split_mode``: ``hash`` | ``class`` | ``mw`` | ``document`` | ``time`` (see :mod:`.splits`), with
       ``split_fractions`` (train, valid, test), ``holdout_classes``, ``mw_side``, ``time_cutoff``.
     - ``phrasing``: fix the prompt phrasing (0-2); None draws it per task.

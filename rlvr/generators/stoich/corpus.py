@@ -2,8 +2,9 @@
 
 :func:`get_corpus` returns a cached :class:`~rlvr.generators.stoich.corpus_model.Corpus` for a spec:
 ``embedded`` (templates x RDKit-wheel molecules, :mod:`~rlvr.generators.stoich.template_build`),
-``embedded-small``, ``classic`` (:mod:`~rlvr.generators.stoich.classic_build`), ``mixed`` (embedded +
-classic) or a path to a user file (:mod:`rlvr.generators.stoich.loaders`). Built corpora are cached
+``embedded-small``, ``classic`` (:mod:`~rlvr.generators.stoich.classic_build`), ``classic-fresh`` (held-out
+classic equations the classic corpus does not have, :mod:`~rlvr.generators.stoich.fresh_build`), ``mixed``
+(embedded + classic) or a path to a user file (:mod:`rlvr.generators.stoich.loaders`). Built corpora are cached
 as gzipped JSON under ``rlvr.paths.cache_dir("stoich")``, keyed by
 :data:`~rlvr.generators.stoich.corpus_model.CORPUS_VERSION` and a hash of every build input
 (templates, molecule files, RDKit version, limits); the file carries a content hash that is
@@ -20,7 +21,7 @@ from pathlib import Path
 from rdkit import rdBase
 
 from rlvr.chem.rdkit_data import files_digest
-from rlvr.generators.stoich import classic, classic_build
+from rlvr.generators.stoich import classic, classic_build, fresh_build
 from rlvr.generators.stoich.corpus_model import CORPUS_VERSION, Corpus, merge_corpora
 from rlvr.generators.stoich.loaders import load_user_corpus
 from rlvr.generators.stoich.rebalance import whitelist_smiles
@@ -31,7 +32,7 @@ from rlvr.paths import cache_file
 log = logging.getLogger(__name__)
 
 #: Corpus specs understood by :func:`get_corpus` besides a file path.
-BUILTIN_CORPORA = ("embedded", "embedded-small", "classic", "mixed")
+BUILTIN_CORPORA = ("embedded", "embedded-small", "classic", "classic-fresh", "mixed")
 
 
 def embedded_inputs_key(molecule_limit: int | None = None, cap_scale: float = 1.0) -> str:
@@ -85,6 +86,14 @@ def load_classic(*, rebuild: bool = False) -> Corpus:
     return _cached("classic", key, classic_build.build_classic_corpus, rebuild)
 
 
+def load_classic_fresh(*, rebuild: bool = False) -> Corpus:
+    """The held-out ``classic-fresh`` corpus (built against the classic corpus, whose reactions it leaves out), cached on disk."""
+    reference = load_classic()
+    key = hashlib.sha256(json.dumps([CORPUS_VERSION, fresh_build.FRESH_VERSION, rdBase.rdkitVersion,
+                                     fresh_build.inputs_fingerprint(), reference.content_hash]).encode()).hexdigest()[:16]
+    return _cached(fresh_build.FRESH_NAME, key, lambda: fresh_build.build_fresh_corpus(reference), rebuild)
+
+
 @lru_cache(maxsize=8)
 def get_corpus(spec: str = "embedded") -> Corpus:
     """The corpus named by ``spec`` (see module docs); cached in memory per process."""
@@ -94,6 +103,8 @@ def get_corpus(spec: str = "embedded") -> Corpus:
         return load_embedded(small=True)
     if spec == "classic":
         return load_classic()
+    if spec == "classic-fresh":
+        return load_classic_fresh()
     if spec == "mixed":
         return merge_corpora("mixed", [get_corpus("embedded"), get_corpus("classic")])
     return load_user_corpus(spec)

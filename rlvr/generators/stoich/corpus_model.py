@@ -67,7 +67,11 @@ _MISSING = object()
 
 @dataclass(eq=False)
 class Corpus:
-    """An immutable list of balanced reference reactions over an interned species table."""
+    """An immutable list of balanced reference reactions over an interned species table.
+
+    ``held_out``: every reaction is a test reaction, whatever the split mode
+    (:func:`~rlvr.generators.stoich.splits.reaction_splits`); part of the content hash.
+    """
 
     name: str
     species_smiles: tuple[str | None, ...]
@@ -75,6 +79,7 @@ class Corpus:
     reactions: tuple[Reaction, ...]
     stats: dict[str, Any] = field(default_factory=dict)
     content_hash: str = ""
+    held_out: bool = False
 
     def __post_init__(self) -> None:
         if not self.content_hash:
@@ -88,10 +93,11 @@ class Corpus:
 
     # -- serialisation ------------------------------------------------------------------------
     def _payload(self) -> dict[str, Any]:
-        return {
-            "species": [[s, f] for s, f in zip(self.species_smiles, self.species_formula)],
-            "reactions": [r.to_json() for r in self.reactions],
-        }
+        return _hashed(
+            [[s, f] for s, f in zip(self.species_smiles, self.species_formula)],
+            [r.to_json() for r in self.reactions],
+            self.held_out,
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -108,6 +114,9 @@ class Corpus:
         if data.get("format") != FORMAT:
             raise ValueError("not an rlvr reaction corpus file")
         species = data["species"]
+        held_out = data.get("held_out", False)
+        if not isinstance(held_out, bool):
+            raise ValueError(f"corpus {data.get('name')!r}: held_out must be true or false, got {held_out!r}")
         corpus = cls(
             name=str(data["name"]),
             species_smiles=tuple(s for s, _ in species),
@@ -115,9 +124,10 @@ class Corpus:
             reactions=tuple(Reaction.from_json(r) for r in data["reactions"]),
             stats=dict(data.get("stats", {})),
             content_hash=str(data.get("content_hash", "")),
+            held_out=held_out,
         )
         if verify:
-            actual = _content_hash({"species": species, "reactions": data["reactions"]})
+            actual = _content_hash(_hashed(species, data["reactions"], held_out))
             if actual != corpus.content_hash:
                 raise ValueError(f"corpus {corpus.name!r}: content hash mismatch (file corrupted or edited)")
         return corpus
@@ -224,6 +234,7 @@ class Corpus:
         return {
             "name": self.name,
             "content_hash": self.content_hash,
+            "held_out": self.held_out,
             "reactions": n,
             "species": len(self.species_formula),
             "classes": len(self.class_counts()),
@@ -246,13 +257,29 @@ class Corpus:
         }
 
 
+def _hashed(species: list[Any], reactions: list[Any], held_out: bool) -> dict[str, Any]:
+    """The hashed part of a corpus; ``held_out`` is a key only when set, so other corpora keep their hash."""
+    payload: dict[str, Any] = {"species": species, "reactions": reactions}
+    if held_out:
+        payload["held_out"] = True
+    return payload
+
+
 def _content_hash(payload: Mapping[str, Any]) -> str:
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def merge_corpora(name: str, parts: Sequence[Corpus]) -> Corpus:
-    """One corpus holding every reaction of ``parts`` (species re-interned, duplicates by SMILES/formula key dropped)."""
+    """One corpus holding every reaction of ``parts`` (species re-interned, duplicates by SMILES/formula key dropped).
+
+    Held-out corpora merge only with each other (the result is held out): merged with a training
+    corpus, their reactions would be split into train and valid.
+    """
+    held = {p.held_out for p in parts}
+    if len(held) > 1:
+        names = [p.name for p in parts if p.held_out]
+        raise ValueError(f"cannot merge the held-out-only corpora {names} with training corpora")
     table = SpeciesTable()
     reactions: list[Reaction] = []
     seen: set[str] = set()
@@ -271,7 +298,8 @@ def merge_corpora(name: str, parts: Sequence[Corpus]) -> Corpus:
                 rclass=rx.rclass, source=rx.source, product_mw=rx.product_mw, stereo=rx.stereo, meta=dict(rx.meta),
             ))
     stats = {"parts": {p.name: {"reactions": len(p), "content_hash": p.content_hash} for p in parts}}
-    return Corpus(name, tuple(table.smiles), tuple(table.formula), tuple(reactions), stats)
+    return Corpus(name, tuple(table.smiles), tuple(table.formula), tuple(reactions), stats,
+                  held_out=any(p.held_out for p in parts))
 
 
 def per_class(reactions: Iterable[Reaction]) -> dict[str, int]:

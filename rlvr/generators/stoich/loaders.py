@@ -232,7 +232,7 @@ def resolve_spec(spec: str) -> tuple[str, Path, Path | None]:
     path = Path(spec).expanduser()
     if not path.is_file():
         raise FileNotFoundError(
-            f"corpus {spec!r} is neither a built-in corpus (embedded, embedded-small, classic, mixed) nor a file")
+            f"corpus {spec!r} is neither a built-in corpus (embedded, embedded-small, classic, classic-fresh, mixed) nor a file")
     twin = tgt_twin(path)
     if twin is not None:
         return "src-tgt", path, twin

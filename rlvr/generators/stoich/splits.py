@@ -12,6 +12,9 @@ Split membership (``train`` / ``valid`` / ``test``) is a property of the reactio
 - ``time``: ``meta["year"] >= time_cutoff`` is ``test`` (default cutoff: the year at the test
   quantile); the rest by hash.
 
+A held-out corpus (``Corpus.held_out``, e.g. ``classic-fresh``) puts every reaction in ``test``
+whatever the mode; its ``train`` and ``valid`` pools are refused (:class:`HeldOutSplitError`).
+
 The hash key is the *formula-level* reaction key, the coarser identity (isomers merge), and all
 reactions sharing a formula key are moved to the most held-out split any of them has, so no
 reaction, in either encoding, can appear in two splits.
@@ -24,6 +27,7 @@ import json
 import logging
 import math
 import os
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -68,6 +72,10 @@ class SplitSpec:
             raise ValueError(f"mw_side must be 'high' or 'low', got {self.mw_side!r}")
 
 
+class HeldOutSplitError(ValueError):
+    """A ``train`` or ``valid`` pool was asked of a held-out corpus (it is empty by construction)."""
+
+
 def _hash_split(key: str, fractions: tuple[float, float, float]) -> str:
     return assign_split(key, list(zip(REACTION_SPLITS, fractions)), salt=_SALT)
 
@@ -85,6 +93,8 @@ def cross_half(corpus: Corpus, i: int) -> int:
 def reaction_splits(corpus: Corpus, spec: SplitSpec) -> tuple[str, ...]:
     """The split (``train``/``valid``/``test``) of every reaction of ``corpus`` under ``spec``."""
     n = len(corpus)
+    if corpus.held_out:
+        return ("test",) * n
     keys = [corpus.key(i, "formula") or "" for i in range(n)]
     fr = spec.fractions
     out: list[str] = []
@@ -160,6 +170,11 @@ def reaction_pool(corpus: Corpus, encoding: Encoding, purpose: str, spec: SplitS
     """
     if split not in REACTION_SPLITS:
         raise ValueError(f"unknown reaction split {split!r}; valid: {list(REACTION_SPLITS)}")
+    if corpus.held_out and split != "test":
+        raise HeldOutSplitError(
+            f"corpus {corpus.name!r} is held-out only: all its reactions are test reactions, so its {split!r} pool is "
+            f"empty (draw test_in, test_out or test_cross, or test for balancing and byproducts; train and tune on "
+            f"another corpus)")
     path = _pool_path(corpus, encoding, purpose, spec, split)
     cached = _read_pool(path, len(corpus))
     if cached is not None:
@@ -219,3 +234,10 @@ def split_counts(corpus: Corpus, spec: SplitSpec) -> dict[str, int]:
     for s in reaction_splits(corpus, spec):
         counts[s] += 1
     return counts
+
+
+def pool_composition(corpus: Corpus, encoding: Encoding = "formula", purpose: str = "products",
+                     spec: SplitSpec = SplitSpec(), split: str = "test") -> dict[str, int]:
+    """Reactions per class in a split's pool (:func:`reaction_pool`), largest class first."""
+    counts = Counter(corpus.reactions[i].rclass for i in reaction_pool(corpus, encoding, purpose, spec, split))
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
