@@ -173,6 +173,6 @@ def make_plan(options: QuickstartOptions) -> Plan:
     specs = _eval_specs(recipe, options.eval_size)
     check_eval_pools({**specs, **measure_specs(recipe)})
     pooled = PooledDesign.from_recipe(recipe.task.pooled_test, eval_sets=list(specs), arms=recipe.arms,
-                                      pass_at_k=bool(recipe.study.pass_at_k))
+                                      pass_at_k=str(recipe.study.pass_at_k["set"]) if recipe.study.pass_at_k else None)
     return Plan(options=options, recipe=recipe, specs=specs, primary=_primary(recipe, specs), scan_steps=scan,
                 pooled=pooled)

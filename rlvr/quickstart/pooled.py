@@ -80,9 +80,9 @@ class PooledDesign:
 
     @classmethod
     def from_recipe(cls, value: Mapping[str, Any] | None, *, eval_sets: Sequence[str], arms: Sequence[str],
-                    pass_at_k: bool = False) -> "PooledDesign | None":
-        """The declaration checked against the recipe's eval sets and arms; None when there is none; ValueError in
-        one line on a mistake."""
+                    pass_at_k: str | None = None) -> "PooledDesign | None":
+        """The declaration checked against the recipe's eval sets and arms (``pass_at_k``: the set the recipe's
+        pass@k samples, None without one); None when there is no declaration; ValueError in one line on a mistake."""
         if not value:
             return None
         if not isinstance(value, Mapping):
@@ -115,7 +115,7 @@ class PooledDesign:
 
 
 def _comparison(raw: Any, primary: Comparison | None, eval_sets: Sequence[str], stages: Sequence[str],
-                pass_at_k: bool, where: str) -> Comparison:
+                pass_at_k: str | None, where: str) -> Comparison:
     if not isinstance(raw, Mapping):
         raise ValueError(f"{where} must be a mapping, got {raw!r}")
     allowed = _SECONDARY_KEYS if primary is not None else _KEYS
@@ -136,6 +136,9 @@ def _comparison(raw: Any, primary: Comparison | None, eval_sets: Sequence[str], 
     if c.measure == "pass@1":
         if not pass_at_k:
             raise ValueError(f"{where}: measure pass@1 needs the recipe's pass_at_k set")
+        if "split" in raw and str(raw["split"]) != pass_at_k:
+            raise ValueError(f"{where}: pass@1 is measured on the pass_at_k set {pass_at_k!r}, not {raw['split']!r}")
+        c = replace(c, split=pass_at_k)
     elif c.split not in eval_sets:
         raise ValueError(f"{where}.split must name one of the recipe's eval sets ({', '.join(eval_sets)}), got {c.split!r}")
     elif is_tuning_split(c.split):

@@ -20,7 +20,7 @@ DECLARED = {"seeds": [3, 4, 5], "reference": "control", "treated": "rl", "split"
 
 def _design(value=DECLARED, **kw) -> PooledDesign:
     return PooledDesign.from_recipe(value, eval_sets=kw.get("sets", ["test_in", "test_out", "valid"]),
-                                    arms=["rl", "control", "rft"], pass_at_k=kw.get("pass_at_k", False))
+                                    arms=["rl", "control", "rft"], pass_at_k=kw.get("pass_at_k"))
 
 
 def test_the_declaration_is_checked_in_one_line():
@@ -34,6 +34,8 @@ def test_the_declaration_is_checked_in_one_line():
         with pytest.raises(ValueError, match=match):
             _design(bad)
     assert _design(None) is None
+    pass1 = _design({**DECLARED, "secondary": [{"measure": "pass@1"}]}, pass_at_k="test_in").secondary[0]
+    assert (pass1.split, pass1.name) == ("test_in", "control->rl/pass@1/test_in")
 
 
 def _run(folder: Path, seed: int, tasks_file: Path, outcomes: dict[str, dict[str, bool]]) -> Path:
