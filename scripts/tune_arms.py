@@ -109,7 +109,8 @@ def score(args: argparse.Namespace, spec: str, index: int) -> dict:
     # a recipe's own tuning set by its name (e.g. the molecules recipe's train_tune), else a split by its name
     own = make_plan(options).specs.get(name, {})
     tuning = {name: {"split": own.get("split", name), "size": int(size or own.get("size", 100))}}
-    options.overrides = [*overrides, "--eval_sets", json.dumps(tuning)]
+    # only the tuning set is scored: the measurements and the pooled test name the recipe's held-out sets
+    options.overrides = [*overrides, "--eval_sets", json.dumps(tuning), "--pass_at_k", "null", "--pooled_test", "null"]
     plan = make_plan(options)
     plan.specs = {n: s for n, s in plan.specs.items() if is_tuning_split(s["split"])}
     if not plan.specs:

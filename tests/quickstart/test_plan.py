@@ -92,12 +92,16 @@ def test_every_stage_is_scored_in_the_dtype_the_recipe_trains_in(tmp_path):
 
 
 def test_the_three_arm_recipes_plan_their_arms_measurements_and_primary_test(tmp_path):
-    for name in ("quickstart_plateau", "quickstart_molecules_plateau", "quickstart_gpu", "quickstart_molecules_gpu"):
+    for name in ("quickstart_plateau", "quickstart_molecules_plateau", "quickstart_confirm", "quickstart_gpu",
+                 "quickstart_molecules_gpu"):
         plan = make_plan(QuickstartOptions(recipe=name, output_dir=str(tmp_path / name), device=Device("cpu")))
         assert plan.arms == ["rl", "control", "rft"], name
         assert (plan.primary.reference, plan.primary.treated) == ("control", "rl"), name
         study = plan.recipe.study
-        assert study.pass_at_k["samples"] == 8 and study.retention_set and study.kl_set, name
+        assert study.pass_at_k["samples"] == 8 and study.kl_set, name
+        # the confirmatory design dropped the retention set (it could not show forgetting)
+        assert bool(study.retention_set) == (name not in ("quickstart_confirm", "quickstart_gpu")), name
+        assert (plan.pooled is not None) == (name in ("quickstart_confirm", "quickstart_gpu")), name
         assert plan.recipe.sft.sft_lr_scheduler_type in ("constant", "constant_with_warmup"), name
         shape = RLShape.of(plan.recipe.training)
         assert shape.completions >= 32 and int(plan.recipe.training.max_steps) >= 48, name

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 import yaml
@@ -34,22 +36,25 @@ def test_a_named_recipe_is_kept_on_every_device(tmp_path):
     assert choose_recipe("quickstart", CUDA).name == "cpu"
 
 
-def test_the_gpu_recipe_is_the_plateau_design_at_a_larger_budget():
-    cpu = yaml.safe_load(open(find_recipe("quickstart_plateau")))
+def test_the_gpu_recipe_is_the_confirmatory_design_at_a_larger_budget():
+    cpu = yaml.safe_load(open(find_recipe("quickstart_confirm")))
     gpu = yaml.safe_load(open(find_recipe("quickstart_gpu")))
     for key in ("families", "task_options", "prompt_style", "system_prompt", "reward_funcs", "reward_mode",
                 "reward_weights", "sft_steps", "sft_train_size", "sft_style", "sft_learning_rate", "sft_lr_scheduler_type",
                 "frontier", "dynamic_sampling", "primary_test", "arms", "control_match", "pass_at_k", "retention_set",
-                "kl_set", "num_generations", "temperature"):
-        assert gpu[key] == cpu[key], key
+                "kl_set", "num_generations", "temperature", "eval_sets"):
+        assert gpu.get(key) == cpu.get(key), key
+    seeds = re.search(r"^SEEDS = \((.*)\)$", (Path(__file__).parents[2] / "scripts" / "gpu_jobs.py").read_text(), re.M)
+    assert seeds and gpu["pooled_test"]["seeds"] == [int(x) for x in seeds.group(1).split(",") if x.strip()]
+    assert {k: v for k, v in gpu["pooled_test"].items() if k != "seeds"} == {
+        k: v for k, v in cpu["pooled_test"].items() if k != "seeds"}
     assert gpu["max_steps"] > cpu["max_steps"] and gpu["gradient_checkpointing"] is False and gpu["bf16"] is True
     assert gpu["per_device_train_batch_size"] > cpu["per_device_train_batch_size"]
-    assert gpu["eval_sets"]["test_in"]["size"] >= 300 and gpu["eval_sets"]["test_in"]["split"] == "test_in"
     assert not any(s["split"].startswith(("valid", "train")) for s in gpu["eval_sets"].values())  # tuning: tune_arms.py
     recipe = parse_recipe(["--config", find_recipe("quickstart_gpu")])
     task, training = recipe.task, recipe.training
     assert training.per_device_train_batch_size % training.num_generations == 0
-    assert set(task.eval_sets) == {"test_in", "test_cross", "test_out"} and recipe.arms == ["rl", "control", "rft"]
+    assert set(task.eval_sets) == {"fresh_out", "fresh_in", "fresh_far"} and recipe.arms == ["rl", "control", "rft"]
 
 
 @pytest.mark.skipif(accelerator() == "cuda", reason="checks the message of a machine without CUDA")
