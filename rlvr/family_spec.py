@@ -28,6 +28,10 @@ Baseline = Callable[[Task], str]
 #: the answer format can express (one coefficient or count +-1, one index changed, a value moved by one
 #: unit of its last asked decimal); the conformance checks require that none scores 1.0
 Perturb = Callable[[Task, str], "list[str]"]
+#: ``renderings(task) -> completions``: the right answer in each other form the prompt allows (the count as a
+#: word, another order of a bag's species, a formula in another atom order, another SMILES of the molecule);
+#: the conformance checks require that every one scores 1.0 and that none is shown in the prompt
+Renderings = Callable[[Task], "list[str]"]
 #: tasks per family and split of a group's eval suite when the group declares none
 DEFAULT_SUITE_SIZE = 5
 
@@ -174,7 +178,11 @@ class FamilySpec:
     - ``perturb``: minimal wrong variants of a correct completion (:data:`Perturb`; None: every number of
       the answer block moved by one unit of its last written digit, :func:`rlvr.families.conformance.near_misses`);
     - ``items``: what a task is about and how many a split holds (:class:`Items`; None: every task is its own
-      item, keyed by its prompt, and the pool size is unknown). See :meth:`item_key`, :meth:`pool_size`.
+      item, keyed by its prompt, and the pool size is unknown). See :meth:`item_key`, :meth:`pool_size`;
+    - ``renderings``: the right answer in the other forms the prompt allows (:data:`Renderings`; None: only
+      the oracle's own form).
+
+    ``config_cls`` may be a dataclass with no fields: a family with no options of its own.
     """
 
     name: str
@@ -198,6 +206,7 @@ class FamilySpec:
     difficulty: Difficulty | None = None
     perturb: Perturb | None = None
     items: Items | None = None
+    renderings: Renderings | None = None
     #: the keyword options ``check`` accepts (None: any), resolved once from ``check_options`` or its signature
     accepted_check_options: tuple[str, ...] | None = field(init=False, repr=False, default=None)
 
@@ -322,6 +331,6 @@ def default_suite(families: Sequence[FamilySpec], n: int = DEFAULT_SUITE_SIZE) -
 
 
 __all__ = [
-    "DEFAULT_SUITE_SIZE", "Baseline", "Difficulty", "FamilyGroup", "FamilySpec", "Feedback", "Items", "Perturb", "ReportLayout",
-    "Solver", "SuiteEntry", "default_suite",
+    "DEFAULT_SUITE_SIZE", "Baseline", "Difficulty", "FamilyGroup", "FamilySpec", "Feedback", "Items", "Perturb", "Renderings",
+    "ReportLayout", "Solver", "SuiteEntry", "default_suite",
 ]

@@ -28,8 +28,8 @@ from importlib import metadata
 from typing import Any, Iterator, Mapping
 
 from rlvr.family_spec import (
-    DEFAULT_SUITE_SIZE, Baseline, Difficulty, FamilyGroup, FamilySpec, Feedback, Items, Knob, Perturb, ReportLayout,
-    Solver, SuiteEntry, default_suite,
+    DEFAULT_SUITE_SIZE, Baseline, Difficulty, FamilyGroup, FamilySpec, Feedback, Items, Knob, Perturb, Renderings,
+    ReportLayout, Solver, SuiteEntry, default_suite,
 )
 from rlvr.prompting import FamilyConfig, PromptOptions, PromptStyle
 from rlvr.task import Task
@@ -322,7 +322,7 @@ def resolve_in_group(group: FamilyGroup, name: str | None) -> str:
 __all__ = [
     "DEFAULT_ENV_MIX", "DEFAULT_MIX", "DEFAULT_SUITE_SIZE", "DEFAULT_TRAIN_FAMILIES", "ENTRY_POINT_GROUP", "PROVIDERS",
     "REGISTRY", "Baseline", "Difficulty", "FamilyConfig", "FamilyGroup", "FamilySpec", "Feedback", "Items", "Knob", "Perturb",
-    "PromptOptions", "PromptStyle", "Registry", "ReportLayout", "Solver", "SuiteEntry", "default_suite",
+    "PromptOptions", "PromptStyle", "Registry", "Renderings", "ReportLayout", "Solver", "SuiteEntry", "default_suite",
     "get_family", "get_group", "group_default_family", "group_families", "group_for_env", "group_suite",
     "list_families", "list_groups", "read_task_file", "register_family", "register_module", "resolve_in_group", "unregister_family",
 ]

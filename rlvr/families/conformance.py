@@ -8,10 +8,9 @@ On every split and option set of the family's ``option_grid`` (a few indices eac
   :func:`near_misses`, plus :func:`rlvr.families.derived.key_steps`: each number of a JSON answer one
   unit off) scores 1.0, nor one of a task with large answers (:func:`scaled_task`: every number of the
   ground truth times :data:`SCALE`, where its oracle still scores 1.0), so a relative tolerance is caught;
-- no hostile or malformed completion (:func:`rlvr.families.hostile.hostile_completions`) makes the
-  checker raise (reason ``checker_error``) or leave [0, 1], and every hostile answer written in the
-  family's own answer structure (:func:`rlvr.families.derived.own_hostile_answers`) gets a clean wrong
-  verdict (:func:`check_own_hostile`);
+- every hostile answer written in the family's own answer structure
+  (:func:`rlvr.families.derived.own_hostile_answers`) gets a clean wrong verdict (:func:`check_own_hostile`;
+  :func:`check_hostile` sends one task the shared corpus, which :func:`check_family` sends every task);
 - a task round-trips through JSON, and ``rlvr.regenerate`` rebuilds it exactly from its id and
   ``meta["config"]``, which records the options it was asked with.
 
@@ -25,27 +24,37 @@ option set and level of every difficulty knob):
   (:func:`check_hedges`);
 - verdicts stay within a wall-clock budget, median and maximum (:mod:`rlvr.families.timing`);
 - another process, with another hash seed, generates the identical tasks (:mod:`rlvr.families.crossprocess`).
+
+What a reward and a held-out split promise (:mod:`rlvr.families.promises`, :mod:`rlvr.families.items`,
+:mod:`rlvr.families.leaks`): a pure checker (first, on fresh tasks: :func:`purity_tasks`); a reward in
+[0, 1] on every task for its oracle answer, the hedged answers and the hostile corpus; the right answer
+scoring 1.0 in every form the family renders it; generator-checker agreement on every item of a small pool;
+held-out splits disjoint from train by item; a generator that varies; a prompt that does not give its answer
+away. :func:`check_family` times every verdict of the run (:class:`rlvr.families.timing.VerdictClock`).
 """
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
-from rlvr.api import generate, oracle_completion, regenerate, verify
+from rlvr.api import generate, oracle_completion, regenerate
+from rlvr.families.contract import ConformanceError, answer_body, answer_span, near_misses, perturbations
+from rlvr.families.contract import require as _require
+from rlvr.families.contract import shown as _shown
 from rlvr.families.crossprocess import check_cross_process
-from rlvr.families.derived import key_steps, own_hostile_answers, step_number
+from rlvr.families.derived import own_hostile_answers, step_number
 from rlvr.families.hedges import hedge_groups
 from rlvr.families.hostile import hostile_completions
-from rlvr.families.taskset import MIN_TASKS, SEED, largest_number, largest_of, per_cell, tasks_by_split
-from rlvr.families.timing import check_verdict_times
+from rlvr.families.items import check_every_item, check_splits_disjoint, check_variety
+from rlvr.families.leaks import check_prompt_leaks
+from rlvr.families.promises import check_pure, check_renderings, check_reward_range, require_in_range
+from rlvr.families.taskset import MIN_TASKS, SEED, cells, largest_number, largest_of, per_cell, tasks_by_split
+from rlvr.families.timing import VerdictClock, check_verdict_times, timed_verify
 from rlvr.reasons import Reason
 from rlvr.registry import get_family
 from rlvr.task import Task
 
-_ANSWER = re.compile(r"<answer>(.*)</answer>", re.S)
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 #: the factor of :func:`scaled_task`: one unit of a scaled answer is under 0.1 % of it
 SCALE = 1000
 #: :func:`check_largest_answers` checks this many tasks per split, the largest answers of the conformance set
@@ -54,45 +63,6 @@ LARGEST_TOP = 2
 TIMED_PER_TASK = 2
 #: verdicts that are not a clean wrong answer
 _NOT_WRONG = (Reason.OK, Reason.CHECKER_ERROR, Reason.TIMEOUT)
-
-
-class ConformanceError(AssertionError):
-    """A family broke one of the checks."""
-
-
-def _require(condition: bool, message: str) -> None:
-    if not condition:
-        raise ConformanceError(message)
-
-
-def answer_span(completion: str) -> tuple[int, int]:
-    """Where the answer block's body lies in ``completion`` (``ConformanceError`` when there is none)."""
-    match = _ANSWER.search(completion)
-    _require(match is not None, f"the oracle gave no answer block: {completion!r}")
-    return match.start(1), match.end(1)
-
-
-def near_misses(completion: str) -> list[str]:
-    """The default minimal perturbations: each number of the answer block, one at a time, moved by
-    one unit of its last written digit either way (``{2}H2O`` -> ``{1}H2O``, ``{3}H2O``, ``H1O``, ...;
-    ``46.1`` -> ``46.0``, ``46.2``). Empty when the answer holds no number."""
-    start, end = answer_span(completion)
-    body = completion[start:end]
-    out = []
-    for match in _NUMBER.finditer(body):
-        for delta in (-1, 1):
-            new = step_number(match.group(), delta)
-            if new is not None:
-                out.append(completion[:start] + body[:match.start()] + new + body[match.end():] + completion[end:])
-    return list(dict.fromkeys(out))
-
-
-def perturbations(task: Task, completion: str) -> list[str]:
-    """The minimal perturbations of a correct ``completion``: the family's ``perturb`` hook, else
-    :func:`near_misses`, plus each number of a JSON answer one unit off (:func:`key_steps`)."""
-    hook = get_family(task.family).perturb
-    own = list(hook(task, completion)) if hook is not None else near_misses(completion)
-    return list(dict.fromkeys(own + key_steps(completion)))
 
 
 def _scale(value: Any, factor: int) -> Any:
@@ -120,7 +90,7 @@ def _reject_near_misses(task: Task, oracle: str, where: str = "", hint: str = ""
     """No perturbation of the correct ``oracle`` scores 1.0; returns how many were scored."""
     near = perturbations(task, oracle)
     for completion in near:
-        wrong = verify(task, completion)
+        wrong = timed_verify(task, completion)
         _require(wrong.reward < 1.0 and not wrong.correct,
                  f"{task.id}: the minimal perturbation {completion!r} of the oracle {oracle!r}{where} "
                  f"scores {wrong}{hint}")
@@ -137,7 +107,7 @@ def check_large_answers(task: Task) -> int:
         oracle = oracle_completion(large)
     except Exception:  # noqa: BLE001 - a family whose oracle cannot write a scaled answer is not tested here
         return 0
-    if not verify(large, oracle).correct or not _ANSWER.search(oracle):
+    if not timed_verify(large, oracle).correct or answer_body(oracle) is None:
         return 0
     return _reject_near_misses(large, oracle, f" of a task with large answers (ground truth x{SCALE})",
                                "; a relative tolerance accepts it")
@@ -159,20 +129,17 @@ def check_largest_answers(family: str, *, seed: int = SEED, top: int = LARGEST_T
     tasks = largest_tasks(family, seed=seed, top=top, by_split=by_split)
     for task in tasks:
         oracle = oracle_completion(task)
-        _require(verify(task, oracle).correct, f"{task.id}: the oracle scores {verify(task, oracle)}")
+        verdict = timed_verify(task, oracle)
+        _require(verdict.correct, f"{task.id}: the oracle scores {verdict}")
         _reject_near_misses(task, oracle, f" of one of the family's largest answers (up to "
                                           f"{largest_number(task.ground_truth):g})", "; a tolerance accepts it")
     return tasks
 
 
-def _shown(completion: str) -> str:
-    return repr(completion if len(completion) < 80 else completion[:60] + f"... ({len(completion)} chars)")
-
-
 def check_hostile(task: Task) -> None:
     """Every hostile completion gets a verdict in [0, 1] whose reason is not ``checker_error``."""
     for completion in hostile_completions():
-        verdict = verify(task, completion)
+        verdict = timed_verify(task, completion)
         _require(verdict.reason != Reason.CHECKER_ERROR,
                  f"{task.id}: the checker raised on {_shown(completion)}: {verdict.metrics.get('error', verdict)}")
         _require(0.0 <= verdict.reward <= 1.0,
@@ -185,7 +152,7 @@ def check_own_hostile(task: Task) -> int:
     ``timeout`` (each verdict runs under the verdict deadline). Returns how many were scored."""
     answers = own_hostile_answers(oracle_completion(task))
     for completion in answers:
-        verdict = verify(task, completion)
+        verdict = timed_verify(task, completion)
         _require(verdict.reason != Reason.CHECKER_ERROR,
                  f"{task.id}: the checker raised on {_shown(completion)}, a hostile value under the family's own "
                  f"keys: {verdict.metrics.get('error', verdict)}")
@@ -212,7 +179,8 @@ def check_task(task: Task, options: Mapping[str, Any] | None = None) -> int:
     """Oracle 1.0, no minimal perturbation 1.0, JSON round trip, identical regeneration, ``options``
     recorded in the config; returns how many perturbations were scored."""
     oracle = oracle_completion(task)
-    verdict = verify(task, oracle)
+    verdict = timed_verify(task, oracle)
+    require_in_range(task, oracle, verdict, "the oracle answer")
     _require(verdict.reward == 1.0 and verdict.correct and verdict.reason == "ok",
              f"{task.id}: the oracle scores {verdict}")
     scored = _reject_near_misses(task, oracle)
@@ -253,7 +221,8 @@ def check_agreement(family: str, tasks: Iterable[Task]) -> int:
         except Exception as exc:  # noqa: BLE001 - the oracle's own failure is the finding
             wrong.append((task, f"its oracle raised {type(exc).__name__}: {exc}"))
             continue
-        verdict = verify(task, oracle)
+        verdict = timed_verify(task, oracle)
+        require_in_range(task, oracle, verdict, "the oracle answer")
         if not (verdict.reward == 1.0 and verdict.correct and verdict.reason == Reason.OK):
             wrong.append((task, f"the oracle answer {_shown(oracle)} scores {verdict}"))
     if wrong:
@@ -273,7 +242,7 @@ def check_hedges(task: Task) -> int:
     _reject_near_misses(task, oracle)
     scored = 0
     for form, group in hedge_groups(oracle, perturbations(task, oracle)):
-        accepted = [c for c in group if verify(task, c).correct]
+        accepted = [c for c in group if timed_verify(task, c).correct]
         scored += len(group)
         if len(accepted) > 1:
             raise ConformanceError(
@@ -306,41 +275,59 @@ def first_of_each_cell(family: str, by_split: dict[str, list[Task]], min_tasks: 
     return [task for tasks in by_split.values() for task in tasks[::step]]
 
 
+def purity_tasks(family: str, *, seed: int = SEED, min_tasks: int = MIN_TASKS) -> list[Task]:
+    """Fresh tasks for :func:`rlvr.families.promises.check_pure`: one per cell of the conformance set, at the
+    index after its conformance draws (no other check has verified them)."""
+    index = per_cell(family, min_tasks)
+    return [generate(family, split, seed, index, **options) for split, options in cells(family)]
+
+
 def check_family(family: str, *, seed: int = SEED, indices: Iterable[int] = (0, 1), hostile: bool = True,
                  largest: bool = True, cross_process: bool = True, min_tasks: int = MIN_TASKS) -> list[Task]:
-    """All the checks on one family: :func:`check_task` on every cell of its grid; :func:`check_hostile`
-    and :func:`check_own_hostile` on the first task of each split (``hostile``); on its conformance set
-    (``min_tasks`` tasks at least): :func:`check_verdict_time`, :func:`check_agreement`,
-    :func:`check_largest_answers` (``largest``) and :func:`check_hedges`; and the cross-process check
-    (``cross_process``).
-    At least one perturbation must have been scored. Returns the tasks of the grid checked."""
+    """All the checks on one family, every verdict timed (:class:`~rlvr.families.timing.VerdictClock`): first
+    :func:`~rlvr.families.promises.check_pure` on :func:`purity_tasks`; on its conformance set (``min_tasks``
+    tasks at least) :func:`check_verdict_time` and :func:`~rlvr.families.promises.check_reward_range` (the
+    hostile corpus with ``hostile``); :func:`check_task` on every cell of its grid and :func:`check_own_hostile`
+    on the first task of each split (``hostile``); :func:`check_agreement`,
+    :func:`~rlvr.families.items.check_every_item`, :func:`check_largest_answers` (``largest``),
+    :func:`check_hedges`, :func:`~rlvr.families.promises.check_renderings`, the item checks
+    (:mod:`rlvr.families.items`), :func:`~rlvr.families.leaks.check_prompt_leaks`, and the cross-process check
+    (``cross_process``). At least one perturbation must have been scored. Returns the tasks of the grid checked."""
     require_family(family)
-    checked, perturbed, splits_seen = [], 0, set()
-    for split, options in grid(family):
-        for task in generate_cell(family, split, options, seed, tuple(indices)):
-            _require(task.family == family, f"{task.id}: family {task.family!r} is not {family!r}")
-            perturbed += check_task(task, options)
-            if hostile and split not in splits_seen:
-                splits_seen.add(split)
-                check_hostile(task)
-                check_own_hostile(task)
-            checked.append(task)
-    _require(perturbed > 0, f"{family}: no minimal perturbation of any oracle answer; give the family a `perturb` hook")
-    by_split = tasks_by_split(family, seed=seed, min_tasks=min_tasks)
-    tasks, sample = [task for split in by_split.values() for task in split], first_of_each_cell(family, by_split, min_tasks)
-    check_verdict_time(tasks, sample)  # first: each input's first verdict is timed
-    check_agreement(family, tasks)
-    if largest:
-        check_largest_answers(family, seed=seed, by_split=by_split)
-    for task in sample:
-        check_hedges(task)
-    if cross_process:
-        check_cross_process(family, seed, fail=ConformanceError)
+    with VerdictClock(family, fail=ConformanceError).active():
+        check_pure(purity_tasks(family, seed=seed, min_tasks=min_tasks))
+        by_split = tasks_by_split(family, seed=seed, min_tasks=min_tasks)
+        tasks = [task for split in by_split.values() for task in split]
+        sample = first_of_each_cell(family, by_split, min_tasks)
+        check_verdict_time(tasks, sample)  # each input's first verdict is timed
+        check_reward_range(tasks, hostile=hostile)
+        checked, perturbed, splits_seen = [], 0, set()
+        for split, options in grid(family):
+            for task in generate_cell(family, split, options, seed, tuple(indices)):
+                _require(task.family == family, f"{task.id}: family {task.family!r} is not {family!r}")
+                perturbed += check_task(task, options)
+                if hostile and split not in splits_seen:
+                    splits_seen.add(split)
+                    check_own_hostile(task)
+                checked.append(task)
+        _require(perturbed > 0, f"{family}: no minimal perturbation of any oracle answer; give the family a `perturb` hook")
+        check_agreement(family, tasks)
+        check_every_item(family, seed=seed)
+        if largest:
+            check_largest_answers(family, seed=seed, by_split=by_split)
+        for task in sample:
+            check_hedges(task)
+        check_renderings(family, tasks)
+        check_splits_disjoint(family, by_split, seed=seed)
+        check_variety(family, seed=seed)
+        check_prompt_leaks(family, tasks)
+        if cross_process:
+            check_cross_process(family, seed, fail=ConformanceError)
     return checked
 
 
 __all__ = ["LARGEST_TOP", "SCALE", "TIMED_PER_TASK", "ConformanceError", "answer_span", "check_agreement",
            "check_family", "check_hedges", "check_hostile", "check_large_answers", "check_largest_answers",
            "check_own_hostile", "check_task", "check_verdict_time", "first_of_each_cell", "generate_cell", "grid",
-           "largest_number", "largest_tasks", "near_misses", "perturbations", "require_family", "scaled_task",
-           "step_number", "timed_pairs"]
+           "largest_number", "largest_tasks", "near_misses", "perturbations", "purity_tasks", "require_family",
+           "scaled_task", "step_number", "timed_pairs"]

@@ -4,7 +4,8 @@ then returns ``checker_error`` on ``"x"``, ``null`` or ``Infinity`` in real use.
 derive hostile answers from the family's own oracle answer (:mod:`rlvr.families.derived`) and catch it,
 and two more bugs of the same kind: a checker that coerces with ``int()`` (``true`` for 1, ``2.5`` for
 2) and one that keeps the last value of a repeated key (a hedge: a wrong value, then the right one).
-The family is a plugin defined here (oxygen and nitrogen atoms of small molecules, as a JSON object)."""
+The family is a plugin defined here (oxygen and nitrogen atoms of small molecules, as a JSON object; each
+split draws from its own molecules)."""
 from __future__ import annotations
 
 import json
@@ -17,12 +18,13 @@ from rlvr.answer import extract_answer
 from rlvr.families.conformance import ConformanceError, check_family, check_hostile, check_own_hostile
 from rlvr.families.derived import key_steps, own_hostile_answers
 from rlvr.reasons import Reason
-from rlvr.registry import FamilySpec, register_family, unregister_family
+from rlvr.registry import FamilySpec, Items, register_family, unregister_family
 from rlvr.rng import task_rng
 from rlvr.task import Task, Verdict, config_key, task_id
 
-MOLECULES = {"CCO": (1, 0), "CC(=O)O": (2, 0), "NCC(=O)O": (2, 1), "CCN(CC)CC": (0, 1), "OCC(O)CO": (3, 0),
-             "CC(=O)Nc1ccc(O)cc1": (2, 1), "C=CC#N": (0, 1), "CN1C=NC2=C1C(=O)N(C(=O)N2C)C": (2, 4)}
+POOLS = {"train": {"CCO": (1, 0), "CC(=O)O": (2, 0), "NCC(=O)O": (2, 1), "CCN(CC)CC": (0, 1), "OCC(O)CO": (3, 0)},
+         "test": {"CC(=O)Nc1ccc(O)cc1": (2, 1), "C=CC#N": (0, 1), "CN1C=NC2=C1C(=O)N(C(=O)N2C)C": (2, 4)}}
+MOLECULES = {**POOLS["train"], **POOLS["test"]}
 KEYS = ("oxygens", "nitrogens")
 INDICES = range(3)
 
@@ -36,7 +38,7 @@ class AtomsConfig:
 
 def make_generator(name: str) -> Callable[[AtomsConfig, str, int, int], Task]:
     def generate(config: AtomsConfig, split: str, seed: int, index: int) -> Task:
-        smiles = task_rng(seed, name, split, index).choice(sorted(MOLECULES))
+        smiles = task_rng(seed, name, split, index).choice(sorted(POOLS[split]))
         question = f"How many O and N atoms has {smiles}? Answer <answer>{{\"oxygens\": n, \"nitrogens\": m}}</answer>."
         return Task(id=task_id(name, split, seed, index, config_key(config)), family=name,
                     prompt=[{"role": "user", "content": question}],
@@ -116,7 +118,8 @@ def oracle(task: Task) -> str:
 def family(request):
     name, check = request.param
     spec = FamilySpec(name=name, config_cls=AtomsConfig, generator=make_generator(name), check=check, oracle=oracle,
-                      splits=("train", "test"), description="Oxygen and nitrogen atoms of a small molecule.")
+                      splits=tuple(POOLS), description="Oxygen and nitrogen atoms of a small molecule.",
+                      items=Items("molecule", lambda task: task.meta["smiles"], lambda config, split: len(POOLS[split])))
     register_family(spec)
     yield name
     unregister_family(name)

@@ -3,7 +3,7 @@
 answer never reaches one unit; and on the family's own tasks with the largest true values, so the same
 checker fails where it recomputes the truth from the task's molecule instead of reading the ground
 truth (the scaled task cannot catch it there). The family is a plugin defined here (heteroatoms of
-small molecules)."""
+small molecules, each split drawing from its own)."""
 from __future__ import annotations
 
 import re
@@ -20,13 +20,17 @@ from rlvr.families.conformance import (
     SCALE, ConformanceError, check_family, check_large_answers, check_task, largest_tasks, scaled_task,
 )
 from rlvr.reasons import Reason
-from rlvr.registry import FamilySpec, register_family, unregister_family
+from rlvr.registry import FamilySpec, Items, register_family, unregister_family
 from rlvr.rng import task_rng
 from rlvr.task import Task, Verdict, config_key, task_id
 
-MOLECULES = ("CCO", "CC(=O)O", "OCC(O)CO", "NCC(=O)O", "CCN(CC)CC", "ClC(Cl)Cl", "CS(C)=O", "C=CC#N")
-#: two molecules with more than ten heteroatoms, drawn now and then beside the small ones
+#: the molecules of each split
+POOLS = {"train": ("CCO", "CC(=O)O", "OCC(O)CO", "NCC(=O)O", "CCN(CC)CC"), "test": ("ClC(Cl)Cl", "CS(C)=O", "C=CC#N")}
+MOLECULES = POOLS["train"] + POOLS["test"]
+#: two molecules with more than ten heteroatoms, drawn now and then beside the small ones (one per split)
 LARGE = ("OCC(O)C(O)C(O)C(O)C(O)C(O)C(O)C(O)C(O)CO", "FC(F)(F)C(F)(F)C(F)(F)C(F)(F)C(F)(F)F")
+WITH_LARGE = {"train": POOLS["train"] * 3 + LARGE[:1], "test": POOLS["test"] * 3 + LARGE[1:]}
+Pools = dict[str, tuple[str, ...]]
 #: the indices the grid checks run on
 INDICES = range(4)
 
@@ -42,9 +46,9 @@ def heteroatoms(smiles: str) -> int:
     return sum(atom.GetSymbol() not in ("C", "H") for atom in Chem.MolFromSmiles(smiles).GetAtoms())
 
 
-def make_generator(name: str, pool: tuple[str, ...] = MOLECULES) -> Callable[[HeteroConfig, str, int, int], Task]:
+def make_generator(name: str, pools: Pools = POOLS) -> Callable[[HeteroConfig, str, int, int], Task]:
     def generate(config: HeteroConfig, split: str, seed: int, index: int) -> Task:
-        smiles = task_rng(seed, name, split, index).choice(pool)
+        smiles = task_rng(seed, name, split, index).choice(pools[split])
         return Task(id=task_id(name, split, seed, index, config_key(config)), family=name,
                     prompt=[{"role": "user", "content": f"How many heteroatoms has {smiles}? <answer>N</answer>"}],
                     ground_truth={"count": heteroatoms(smiles)}, meta={"split": split, "smiles": smiles})
@@ -87,9 +91,11 @@ def oracle(task: Task) -> str:
     return f"<answer>{task.ground_truth['count']}</answer>"
 
 
-def build(name: str, check: Callable[..., Verdict], pool: tuple[str, ...] = MOLECULES) -> FamilySpec:
-    return FamilySpec(name=name, config_cls=HeteroConfig, generator=make_generator(name, pool), check=check,
-                      oracle=oracle, splits=("train", "test"), description="Heteroatoms of a small molecule.")
+def build(name: str, check: Callable[..., Verdict], pools: Pools = POOLS) -> FamilySpec:
+    return FamilySpec(name=name, config_cls=HeteroConfig, generator=make_generator(name, pools), check=check,
+                      oracle=oracle, splits=tuple(pools), description="Heteroatoms of a small molecule.",
+                      items=Items("molecule", lambda task: task.meta["smiles"],
+                                  lambda config, split: len(set(pools[split]))))
 
 
 @pytest.fixture
@@ -118,7 +124,7 @@ def test_a_checker_with_a_relative_tolerance_fails_conformance(family):
         check_family(family, indices=range(4), cross_process=False)
 
 
-@pytest.mark.parametrize("family", [("test.hetero_rc", recomputes_with_a_tolerance, MOLECULES * 3 + LARGE)],
+@pytest.mark.parametrize("family", [("test.hetero_rc", recomputes_with_a_tolerance, WITH_LARGE)],
                          indirect=True)
 def test_a_tolerant_checker_that_recomputes_the_truth_fails_on_the_largest_answers(family):
     grid_tasks = [task for split in ("train", "test") for task in
@@ -132,6 +138,6 @@ def test_a_tolerant_checker_that_recomputes_the_truth_fails_on_the_largest_answe
         check_family(family, indices=INDICES, cross_process=False)
 
 
-@pytest.mark.parametrize("family", [("test.hetero_big", exact, MOLECULES * 3 + LARGE)], indirect=True)
+@pytest.mark.parametrize("family", [("test.hetero_big", exact, WITH_LARGE)], indirect=True)
 def test_an_exact_checker_passes_on_the_largest_answers(family):
     check_family(family, indices=INDICES, cross_process=False)

@@ -12,6 +12,7 @@ from rlvr.families.molecules.baselines import copy_molecule, copy_prompt
 from rlvr.families.molecules.difficulty import MOLECULE_DIFFICULTY
 from rlvr.families.molecules.feedback import features_feedback, generation_feedback
 from rlvr.families.molecules.perturb import constraint_breaking_edits, feature_steps
+from rlvr.families.molecules.renderings import renderings
 from rlvr.families.molecules.report import LAYOUT
 from rlvr.generators.molecules.questions import load_questions
 from rlvr.generators.molecules.splits import SPLITS
@@ -70,7 +71,7 @@ def _molecule_key(task: Task) -> str:
 #: what every molecular family shares
 _molecule = partial(FamilySpec, config_cls=MolTaskConfig, check=check, oracle=oracle, splits=SPLITS, group=GROUP,
                     reward_modes=tuple(REWARD_MODES), check_options=("reward",), prepare=prepare,
-                    difficulty=MOLECULE_DIFFICULTY,
+                    difficulty=MOLECULE_DIFFICULTY, renderings=renderings,
                     items=Items(noun="molecule", key=_molecule_key, pool_size=molecule_pool_size))
 #: what the two feature families (count, index) share besides
 _features = partial(_molecule, perturb=feature_steps, solve=worked(solve_features), feedback=features_feedback,

@@ -21,6 +21,7 @@ from rlvr.families.stoich.difficulty import BALANCE_DIFFICULTY, BYPRODUCT_DIFFIC
 from rlvr.families.stoich.feedback import balance_feedback, byproduct_feedback, products_feedback
 from rlvr.families.stoich.perturb import coefficient_steps
 from rlvr.families.stoich.prompts import PRODUCT_STYLES, unscaled
+from rlvr.families.stoich.renderings import bag_renderings, balance_renderings
 from rlvr.families.stoich.report import LAYOUT
 from rlvr.generators.stoich.tasks import (
     BASIC_SPLITS,
@@ -80,7 +81,8 @@ _stoich = partial(FamilySpec, group=GROUP, reward_modes=REWARD_MODES, perturb=co
 #: what the two ChemAlgebra product families share besides
 _products = partial(_stoich, config_cls=ProductsConfig, check=check_products, oracle=oracle_products,
                     splits=PRODUCT_SPLITS, feedback=products_feedback, baselines={"copy-input": copy_inputs},
-                    prompt_styles=PRODUCT_STYLES, difficulty=PRODUCTS_DIFFICULTY, items=_reactions("products"))
+                    prompt_styles=PRODUCT_STYLES, difficulty=PRODUCTS_DIFFICULTY, items=_reactions("products"),
+                    renderings=bag_renderings)
 #: what balance and byproduct share besides
 _basic = partial(_stoich, splits=BASIC_SPLITS, option_grid=({"encoding": "formula"}, {"encoding": "smiles"}))
 
@@ -103,11 +105,11 @@ FAMILIES: list[FamilySpec] = [
     ),
     _basic(name="stoich.balance", config_cls=BalanceConfig, generator=balance_generator("stoich.balance"),
            items=_reactions("balance"), check=check_balance, oracle=oracle_balance, solve=worked(solve_balance), feedback=balance_feedback,
-           baselines={"copy-input": copy_equation}, difficulty=BALANCE_DIFFICULTY,
+           baselines={"copy-input": copy_equation}, difficulty=BALANCE_DIFFICULTY, renderings=balance_renderings,
            description="Balance a chemical equation with the smallest whole-number coefficients."),
     _basic(name="stoich.byproduct", config_cls=ByproductConfig, generator=byproduct_generator("stoich.byproduct"),
            items=_reactions("byproduct"), check=check_byproduct, oracle=oracle_byproduct, solve=worked(solve_byproduct), feedback=byproduct_feedback,
-           baselines={"copy-input": copy_shown_left}, difficulty=BYPRODUCT_DIFFICULTY,
+           baselines={"copy-input": copy_shown_left}, difficulty=BYPRODUCT_DIFFICULTY, renderings=bag_renderings,
            description="Name the byproducts (with coefficients) removed from a balanced reaction."),
 ]
 
