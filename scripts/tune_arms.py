@@ -20,7 +20,9 @@ is not read); with the recipe's ``plateau`` (or ``--set plateau=...``) it record
 ``--set KEY=VALUE`` overrides a recipe field for every candidate (JSON values welcome); ``rft.KEY=VALUE`` in a
 ``--try`` sets one key of the recipe's ``rft`` mapping. Each is scored greedily
 on the tuning set only (``--tuning-set NAME[:SIZE]``: a recipe's tuning set such as ``train_tune``, or a
-``valid*``/``train*`` split; default ``valid:100``; in the recipe's prompts and eval seed): no test split is
+``valid*``/``train*`` split; default ``valid:100``; ``--tuning-options JSON`` adds generator options, e.g.
+``'{"coef_in": [6, 10]}'`` for valid reactions at out-of-range coefficients; in the recipe's prompts and eval
+seed): no test split is
 scored, so the choice never sees a split a claim is tested on. Prints one line per candidate (exact match,
 reward, minutes) and writes ``tuning.json`` into ``--out``.
 """
@@ -109,6 +111,8 @@ def score(args: argparse.Namespace, spec: str, index: int) -> dict:
     # a recipe's own tuning set by its name (e.g. the molecules recipe's train_tune), else a split by its name
     own = make_plan(options).specs.get(name, {})
     tuning = {name: {"split": own.get("split", name), "size": int(size or own.get("size", 100))}}
+    if args.tuning_options:  # e.g. valid reactions at out-of-range coefficients: {"coef_in": [6, 10]}
+        tuning[name]["options"] = args.tuning_options
     # only the tuning set is scored: the measurements and the pooled test name the recipe's held-out sets
     options.overrides = [*overrides, "--eval_sets", json.dumps(tuning), "--pass_at_k", "null", "--pooled_test", "null"]
     plan = make_plan(options)
@@ -161,6 +165,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tuning-set", default="valid:100",
                         help="NAME[:SIZE] scored: one of the recipe's tuning sets (e.g. train_tune) or a split "
                              "(valid* or train*; size default 100)")
+    parser.add_argument("--tuning-options", type=json.loads, default=None, metavar="JSON",
+                        help="generator options of the tuning set on top of the recipe's, e.g. '{\"coef_in\": [6, 10]}': "
+                             "valid reactions at out-of-range coefficients, for tuning toward generalization")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--out", type=Path, required=True)
