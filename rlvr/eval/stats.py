@@ -210,6 +210,20 @@ def pooled_task_sign_test(before_runs: Sequence[Mapping[str, bool]], after_runs:
                           p_value=sign_test_p_value(improved, worsened), n_units=len(values))
 
 
+def pooled_signed_rank_test(before_runs: Sequence[Mapping[str, float]], after_runs: Sequence[Mapping[str, float]],
+                            units: Mapping[str, str] | None = None) -> PooledTaskTest:
+    """:func:`pooled_task_sign_test` for a graded outcome (a reward, a share of right samples): each unit's mean
+    change over its tasks and the runs, and the exact signed-rank test (:func:`signed_rank_p_value`) over the units
+    whose mean changed; ``improved`` / ``worsened`` count those units."""
+    ids, changes = unit_changes(before_runs, after_runs, units)
+    values = list(changes.values())
+    moved = [v for v in values if abs(v) > 1e-12]
+    return PooledTaskTest(n_tasks=len(ids), runs=len(before_runs), improved=sum(v > 0 for v in moved),
+                          worsened=sum(v < 0 for v in moved),
+                          mean_change=sum(values) / len(values) if values else float("nan"),
+                          p_value=signed_rank_p_value(moved), n_units=len(values))
+
+
 @dataclass(frozen=True)
 class Trend:
     """The mean of the last quarter of a series against its first quarter (descriptive: no interval)."""
@@ -304,20 +318,10 @@ POWER_METHOD = "unconditional: the discordant count is random (binomial in the u
 def smallest_detectable(n: int, discordance: float, *, alpha: float = 0.05, power: float = 0.8) -> float | None:
     """The smallest difference ``delta`` (a share of units, in steps of 0.001) that ``n`` units with discordance
     ``discordance`` detect at ``power`` with the two-sided exact sign test (None when ``delta = discordance``,
-    every discordant unit going one way, still falls short)."""
-    if n <= 0 or discordance <= 0:
+    every discordant unit going one way, still falls short): :func:`pooled_detectable` with one run."""
+    if n <= 0:
         return None
-    lo, hi = 1, int(round(discordance * 1000))
-    if hi < 1 or sign_test_power(n, discordance, 0.0, alpha=alpha) < power:
-        return None
-    while lo < hi:  # power rises with delta: bisect on the grid
-        mid = (lo + hi) // 2
-        delta = mid / 1000
-        if sign_test_power(n, (discordance + delta) / 2, (discordance - delta) / 2, alpha=alpha) >= power:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo / 1000
+    return pooled_detectable(n, 1, discordance, alpha=alpha, power=power)
 
 
 def units_needed(p_up: float, p_down: float, *, alpha: float = 0.05, power: float = 0.8,

@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from rlvr.eval.stats import holm, sign_test_p_value, signed_rank_p_value, unit_changes
+from rlvr.eval.stats import holm, pooled_signed_rank_test, pooled_task_sign_test
 from rlvr.eval.store import load_verdict_log
 from rlvr.quickstart.claims import is_tuning_split, label
 from rlvr.quickstart.scores import PRE_ARM_STAGES, per_task_correct, set_group
@@ -200,15 +200,12 @@ def pooled_outcome(comparison: Comparison, folders: Sequence[Path], name: str | 
         units.update(task_units(folder / tasks))
     before = [stage_outcomes(f, comparison.reference, comparison) for f in folders]
     after = [stage_outcomes(f, comparison.treated, comparison) for f in folders]
-    ids, changes = unit_changes(before, after, units)
-    values = list(changes.values())
-    moved = [v for v in values if abs(v) > 1e-12]
-    improved, worsened = sum(v > 0 for v in moved), sum(v < 0 for v in moved)
-    p = sign_test_p_value(improved, worsened) if comparison.measure == "em" else signed_rank_p_value(moved)
+    test = pooled_task_sign_test if comparison.measure == "em" else pooled_signed_rank_test
+    t = test(before, after, units)
     return PooledOutcome(name=name or comparison.name, reference=comparison.reference, treated=comparison.treated,
-                         split=comparison.split, measure=comparison.measure, runs=len(folders), n_tasks=len(ids),
-                         n_units=len(values), improved=improved, worsened=worsened,
-                         mean_change=sum(values) / len(values) if values else float("nan"), p_value=p)
+                         split=comparison.split, measure=comparison.measure, runs=t.runs, n_tasks=t.n_tasks,
+                         n_units=t.n_units, improved=t.improved, worsened=t.worsened, mean_change=t.mean_change,
+                         p_value=t.p_value)
 
 
 def run_seed(folder: Path) -> int | None:

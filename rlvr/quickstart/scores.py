@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from rlvr.eval.stats import (
-    mean_se, paired_exact_test, paired_signed_rank_test, pooled_task_sign_test, signed_rank_p_value, unit_changes,
+    mean_se, paired_exact_test, paired_signed_rank_test, pooled_signed_rank_test, pooled_task_sign_test,
 )
 from rlvr.eval.suites import SPLIT_GROUPS
 from rlvr.eval.tables import metric_value
@@ -164,12 +164,10 @@ def _paired_tests(ref: tuple[dict, dict], treated: tuple[dict, dict], units: Map
     are not counted as independent."""
     if units:
         em_units = pooled_task_sign_test([ref[0]], [treated[0]], units)
-        _, reward_changes = unit_changes([ref[1]], [treated[1]], units)
-        changed = [c for c in reward_changes.values() if abs(c) > 1e-12]
+        rank_units = pooled_signed_rank_test([ref[1]], [treated[1]], units)
         return {"gained": em_units.improved, "lost": em_units.worsened, "p_value": em_units.p_value,
-                "better": sum(c > 0 for c in changed), "worse": sum(c < 0 for c in changed),
-                "reward_diff": sum(reward_changes.values()) / len(reward_changes) if reward_changes else float("nan"),
-                "reward_p_value": signed_rank_p_value(changed)}
+                "better": rank_units.improved, "worse": rank_units.worsened, "reward_diff": rank_units.mean_change,
+                "reward_p_value": rank_units.p_value}
     em = paired_exact_test(*_paired(ref[0], treated[0]))
     rank = paired_signed_rank_test(*_paired(ref[1], treated[1]))
     return {"gained": em.gained, "lost": em.lost, "p_value": em.p_value, "better": rank.better, "worse": rank.worse,
