@@ -100,6 +100,15 @@ def rl_run(plan: Plan, folder: Path | None) -> ArmRun:
                                "trained_completions": steps * shape.completions, "prompt_stream": stream})
 
 
+def checked_plan(options: QuickstartOptions) -> Plan:
+    """:func:`make_plan`, its one-sentence errors on the recipe, a candidate or the tuning set's options (a
+    ValueError or KeyError) ending the script in one line instead of a traceback."""
+    try:
+        return make_plan(options)
+    except (ValueError, KeyError) as exc:
+        raise SystemExit(f"error: {exc}") from None
+
+
 def score(args: argparse.Namespace, spec: str, index: int) -> dict:
     """Train one candidate from the warm-started model and score it on the tuning sets."""
     out = args.out / f"try{index}"
@@ -109,13 +118,13 @@ def score(args: argparse.Namespace, spec: str, index: int) -> dict:
     options = QuickstartOptions(recipe=args.recipe, output_dir=str(out), overrides=overrides,
                                 device=resolve_device(args.device))
     # a recipe's own tuning set by its name (e.g. the molecules recipe's train_tune), else a split by its name
-    own = make_plan(options).specs.get(name, {})
+    own = checked_plan(options).specs.get(name, {})
     tuning = {name: {"split": own.get("split", name), "size": int(size or own.get("size", 100))}}
     if args.tuning_options:  # e.g. valid reactions at out-of-range coefficients: {"coef_in": [6, 10]}
         tuning[name]["options"] = args.tuning_options
     # only the tuning set is scored: the measurements and the pooled test name the recipe's held-out sets
     options.overrides = [*overrides, "--eval_sets", json.dumps(tuning), "--pass_at_k", "null", "--pooled_test", "null"]
-    plan = make_plan(options)
+    plan = checked_plan(options)
     plan.specs = {n: s for n, s in plan.specs.items() if is_tuning_split(s["split"])}
     if not plan.specs:
         raise SystemExit(f"--tuning-set {args.tuning_set!r} is not a tuning split (valid* or train*)")

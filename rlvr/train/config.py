@@ -163,6 +163,12 @@ class TaskArguments:
         self.eval_sets = _load_structured(self.eval_sets, "eval_sets") or {}
         if not isinstance(self.eval_sets, dict):
             raise ValueError("eval_sets must be a mapping name -> {split, ...}")
+        for name, spec in self.eval_sets.items():
+            if not isinstance(spec, dict):
+                raise ValueError(f"eval set {name!r} must be a mapping {{split, size, options}}, got {spec!r}")
+            if not isinstance(spec.get("options") or {}, dict):
+                raise ValueError(f"eval set {name!r}: options must be a mapping of generator options, "
+                                 f"got {spec['options']!r}")
         self.primary_test = _load_structured(self.primary_test, "primary_test")
         self.pooled_test = _load_structured(self.pooled_test, "pooled_test")
         self.curriculum = _load_structured(self.curriculum, "curriculum")

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -24,3 +26,18 @@ def test_a_tuning_set_at_out_of_range_coefficients(tmp_path, tiny_model):
     assert all(6 <= t["meta"]["factor"] <= 10 and t["meta"]["corpus"] == "classic" for t in tasks)
     rows = json.loads((out / "tuning.json").read_text())
     assert list(rows[0]["scores"]) == ["valid"] and rows[0]["scores"]["valid"]["n"] == 4
+
+
+@pytest.mark.parametrize("options, message", [
+    ('{"coef_in": "x"}', "coef_in must be a pair"),
+    ("[1]", "options must be a mapping"),
+])
+def test_bad_tuning_options_end_in_one_line(tmp_path, tiny_model, options, message):
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "tune_arms.py"), "--recipe", "quickstart_confirm", "--arm", "warm",
+         "--warm", tiny_model, "--tuning-set", "valid:4", "--tuning-options", options, "--out", str(tmp_path / "t")],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "t").exists()

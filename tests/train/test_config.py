@@ -111,6 +111,10 @@ def test_structured_options_from_strings():
     assert t.curriculum["levels"] == [1, 2]
     with pytest.raises(ValueError):
         TaskArguments(task_options="[1, 2]")
+    with pytest.raises(ValueError, match="eval set 'easy' must be a mapping"):
+        TaskArguments(eval_sets="{easy: [test_in, 4]}")
+    with pytest.raises(ValueError, match="eval set 'easy': options must be a mapping"):
+        TaskArguments(eval_sets='{"easy": {"split": "test_in", "options": [1]}}')
     with pytest.raises(ValueError):
         TaskArguments(algorithm="dpo")
 
