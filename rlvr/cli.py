@@ -11,8 +11,8 @@ import importlib
 import os
 import sys
 
-from rlvr.commands.errors import report_error
 from rlvr.commands.plugins import plugin_specs
+from rlvr.errors import report_error
 from rlvr.rewards.isolation import PluginError, load_plugins
 
 #: subcommand modules, in help order; each exposes ``register(subparsers)``

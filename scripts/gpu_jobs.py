@@ -13,7 +13,10 @@ Jobs, in order of priority:
   choice of ``rl-tune`` (``--tuning``) passed as ``-s`` overrides;
 - ``speed``: ``rlvr bench --gpu`` with every eval lever and every GRPO lever, a verdict per lever, then the
   default eval path and the levers that passed once more;
-- ``molecules-tune`` and ``molecules``: the same two steps for ``quickstart_molecules_gpu`` on ``train_tune``.
+- ``molecules-tune`` and ``molecules``: the same two steps for ``quickstart_molecules_gpu`` on ``train_tune``;
+- ``fsdp``: two optimizer steps of ``recipes/grpo/stoich_t1_formula.yaml`` under ``accelerate launch`` with
+  ``recipes/accelerate/fsdp.yaml`` (one process; the recipe's LoRA, then a full fine-tune), then with ``zero2.yaml``;
+  each config ran, or its error line is recorded.
 
 The choice and the seeds are two jobs because together they do not fit one command: docs/results/gpu.md gives
 the time plan. Each phase has a deadline (seconds from the job's start, :data:`PLANS`); a command still running at
@@ -48,7 +51,7 @@ from rlvr.bench.gpu_jobs import (EVAL_SIZES, GRPO_EVAL_SIZES, REHEARSAL_SETS, RU
 PY = sys.executable
 #: the whole job, files written, in seconds (one device command may run 10 minutes)
 BUDGET_S = 540
-JOBS = ("rl-tune", "rl", "speed", "molecules-tune", "molecules")
+JOBS = ("rl-tune", "rl", "speed", "molecules-tune", "molecules", "fsdp")
 SEEDS = (0, 1, 2)
 
 
@@ -79,6 +82,17 @@ class Claims:
     min_s: int
 
 
+@dataclass(frozen=True)
+class Launch:
+    """One accelerate launcher config tried with :data:`LAUNCH_RECIPE` (one process): its label, the config file in
+    ``recipes/accelerate/``, extra recipe arguments, and the phase's deadline (seconds from the job's start)."""
+
+    label: str
+    config: str
+    extra: tuple[str, ...]
+    deadline: int
+
+
 SHAPE = "max_steps={},per_device_train_batch_size={},steps_per_generation={},learning_rate={}"
 #: the grids list the recipe's own value first (it wins a tie)
 CONTROL_RATES = ("control_learning_rate=1e-4", "control_learning_rate=3e-5", "control_learning_rate=3e-4")
@@ -97,7 +111,12 @@ PLANS: dict[str, dict[str, Any]] = {
                  SHAPE.format(48, 32, 2, "3e-5")),
         control_grid=CONTROL_RATES, rft_grid=RFT_RATES, warm_deadline=200, rl_deadline=400, arms_deadline=525)},
     "molecules": {"claims": Claims("quickstart_molecules_gpu", deadline=525, reserve_s=330, min_s=390)},
+    "fsdp": {"launches": (Launch("fsdp_lora", "fsdp.yaml", (), 170), Launch("fsdp_full", "fsdp.yaml", ("--use_peft", "false"), 330),
+                          Launch("zero2", "zero2.yaml", (), 500))},
 }
+#: the GRPO recipe the launcher configs are tried with (two optimizer steps, no eval, a final save)
+LAUNCH_RECIPE = ROOT / "recipes" / "grpo" / "stoich_t1_formula.yaml"
+LAUNCH_STEPS = 2
 #: where a session keeps the returned files of a job (docs/results/gpu.md), and so the default --tuning
 RESULTS = ROOT / "docs" / "results" / "gpu"
 #: recipe fields that are a learning rate: the rest of the chosen RL candidate is the shape the control arm gets
@@ -395,6 +414,57 @@ def speed(run: Run, state: dict[str, Any]) -> None:
         raise JobError("bench runs failed: " + "; ".join(failed))
 
 
+def launch_argv(run: Run, launch: Launch) -> list[str]:
+    """``accelerate launch --config_file recipes/accelerate/CONFIG --num_processes 1 scripts/train.py`` with the GRPO
+    recipe at two steps (in a rehearsal: the tiny model, 2-token groups, no mixed precision)."""
+    tiny = ["--model_name_or_path", str(run.tiny), "--per_device_train_batch_size", "2", "--num_generations", "2",
+            "--max_completion_length", "8"] if run.rehearse else []
+    return [PY, "-m", "accelerate.commands.launch", "--config_file", str(ROOT / "recipes" / "accelerate" / launch.config),
+            "--num_processes", "1", *(["--mixed_precision", "no"] if run.rehearse else []),
+            str(ROOT / "scripts" / "train.py"), "--config", str(LAUNCH_RECIPE), "--max_steps", str(LAUNCH_STEPS),
+            "--eval_strategy", "no", "--save_strategy", "no", "--report_to", "none",
+            "--output_dir", str(run.work / launch.label), *tiny, *launch.extra]
+
+
+def launches(run: Run, state: dict[str, Any]) -> None:
+    """Each launcher config in turn: whether it ran its two steps (``run_info.json``), or the line that says why not.
+    A config that fails is the job's finding, not the job's failure."""
+    rows = state["launches"] = []
+    for launch in PLANS["fsdp"]["launches"]:
+        [row] = run.parallel(launch.label, [(launch.label, launch_argv(run, launch))], launch.deadline)
+        info_path = run.work / launch.label / "run_info.json"
+        info = json.loads(info_path.read_text(encoding="utf-8")) if info_path.is_file() else {}
+        ran = finished(row) and info.get("global_step") == LAUNCH_STEPS
+        rows.append({"label": launch.label, "config": f"recipes/accelerate/{launch.config}", "extra": list(launch.extra),
+                     "ran": ran, "seconds": row["seconds"], "rc": row["rc"], "timed_out": row["timed_out"],
+                     "steps": info.get("global_step"), "seconds_per_step": info.get("seconds_per_step"),
+                     "world_size": info.get("world_size"),
+                     "error": None if ran else error_line(Path(row["log"]))})
+
+
+def error_line(log: Path) -> str:
+    """The line of a failed launch's log that says why: rlvr's own one-line error, else the last exception line,
+    else the last line."""
+    try:
+        lines = [line.strip() for line in log.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return "(no log)"
+    for pattern in (r": error: ", r"^[\w.]*(Error|Exception)\b.*:"):
+        found = [line for line in lines if re.search(pattern, line) and "ChildFailedError" not in line]
+        if found:
+            return found[0][:400]
+    return (lines[-1] if lines else "(empty log)")[:400]
+
+
+def launches_report(rows: list[dict[str, Any]]) -> str:
+    out = ["| config | recipe arguments | ran | steps | s/step | seconds | why not |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| `{r['config']}` | `{' '.join(r['extra']) or '(as the recipe)'}` | {'yes' if r['ran'] else 'no'} | "
+                   f"{r['steps'] if r['steps'] is not None else '-'} | {r['seconds_per_step'] if r['seconds_per_step'] is not None else '-'} | "
+                   f"{r['seconds']} | {(r['error'] or '').replace('|', '/')} |")
+    return "\n".join(out) + "\n"
+
+
 def rehearsal_grpo_recipe(run: Run) -> Path:
     """``recipes/quickstart_gpu.yaml`` at rehearsal sizes (the GRPO rows of ``rlvr bench`` take a recipe), written
     where :func:`speed_args` names it."""
@@ -448,7 +518,7 @@ def execute(args: argparse.Namespace) -> int:
     result = {"job": args.job, "status": status, "message": message, "rehearsal": args.rehearse,
               "seconds": round(run.elapsed(), 1), "budget_s": BUDGET_S, "machine": described,
               "gpu_samples": samples.note, "plan": plan_of(args.job), "phases": run.phases,
-              **{k: state[k] for k in ("tuning", "verdicts", "traceback") if k in state},
+              **{k: state[k] for k in ("tuning", "verdicts", "launches", "traceback") if k in state},
               "seeds": seeds_brief(state.get("seeds"))}
     files = outputs(run, args, state, result)
     names = bundle(args.out, files)
@@ -476,6 +546,8 @@ def steps(run: Run, args: argparse.Namespace, state: dict[str, Any]) -> None:
     plan = PLANS[args.job]
     if args.job == "speed":
         return speed(run, state)
+    if args.job == "fsdp":
+        return launches(run, state)
     overrides = None
     if "claims" in plan:
         state["tuning"] = {**json.loads(args.tuning.read_text(encoding="utf-8")), "from_file": str(args.tuning)}
@@ -525,6 +597,9 @@ def outputs(run: Run, args: argparse.Namespace, state: dict[str, Any], result: d
         files["bench.json"] = dumps(state.get("bench", {}))
         files["verdicts.json"] = dumps({"rule": RULE, "levers": state.get("verdicts", [])})
         files["report.md"] = head + "\n" + speed_report(state.get("verdicts", []))
+    elif args.job == "fsdp":
+        files["report.md"] = (head + f"\nTwo GRPO steps of `{LAUNCH_RECIPE.relative_to(ROOT)}` under each launcher config, "
+                              "one process:\n\n" + launches_report(state.get("launches", [])))
     else:
         parts = [head]
         if "tuning" in state and ("claims" in PLANS[args.job] or state["tuning"].get("rl")):
@@ -547,6 +622,9 @@ def plan_of(job: str) -> dict[str, Any]:
     plan = PLANS[job]
     if job == "speed":
         return dict(plan)
+    if job == "fsdp":
+        return {"recipe": str(LAUNCH_RECIPE.relative_to(ROOT)), "steps": LAUNCH_STEPS,
+                **{f"{x.label}": {"config": x.config, "extra": list(x.extra), "deadline": x.deadline} for x in plan["launches"]}}
     out: dict[str, Any] = {}
     if "tuning" in plan:
         t = plan["tuning"]
@@ -616,6 +694,8 @@ def dry_run(args: argparse.Namespace) -> dict[str, Any]:
     """The commands the job would run, choice-dependent values as ``<...>`` placeholders."""
     run = Run(args.job, args.work, args.rehearse, "<tiny model>" if args.rehearse else None)
     plan, phases = PLANS[args.job], []
+    if args.job == "fsdp":
+        phases += [[x.label, [launch_argv(run, x)]] for x in plan["launches"]]
     if args.job == "speed":
         for name in plan:
             levers = None if name.endswith("levers") else ["<the levers that passed>"]

@@ -2,7 +2,7 @@
 # The prepared GPU jobs (docs/results/gpu.md): one command of at most 9 minutes each, files into --out.
 #
 #   bash scripts/gpu_jobs.sh JOB --out DIR [--rehearse] [--tuning FILE] [--overwrite] [--dry-run]
-#   JOB, in order of priority: rl-tune | rl | speed | molecules-tune | molecules
+#   JOB, in order of priority: rl-tune | rl | speed | molecules-tune | molecules | fsdp
 #
 # On the GPU machine, after the set-up of ../shared/device/README.md:
 #   export PYTHONPATH=$PWD:/tmp/site && bash scripts/gpu_jobs.sh rl-tune --out "$OUT"

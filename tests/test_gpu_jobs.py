@@ -279,3 +279,57 @@ def test_a_gpu_job_without_a_gpu_is_one_line(tmp_path):
     proc = _cli("speed", "--out", str(tmp_path / "o"), "--work", str(tmp_path / "w"))
     assert proc.returncode == 2 and "no CUDA GPU is visible here" in proc.stderr and "--rehearse" in proc.stderr
     assert not (tmp_path / "o").exists() and not (tmp_path / "w").exists()
+
+
+# ------------------------------------------------------------------------------------------------ the fsdp job
+@pytest.mark.parametrize("rehearse", [False, True])
+def test_the_fsdp_plan_is_read_by_accelerate_and_the_recipe_parser(jobs, rehearse, tmp_path):
+    """Each launch of the ``fsdp`` job: accelerate's own launch parser reads its options and config, and the training
+    arguments after ``scripts/train.py`` are read by the recipe parser for a CUDA device."""
+    import contextlib
+    import io
+
+    import yaml
+    from accelerate.commands.launch import launch_command_parser
+
+    from rlvr.device import Device
+    from rlvr.train.recipe import parse_recipe
+
+    args = ["--dry-run", "--work", str(tmp_path / "w"), "--out", str(tmp_path / "o"), *(["--rehearse"] if rehearse else [])]
+    proc = subprocess.run([sys.executable, str(SCRIPT), "fsdp", *args], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    plan = json.loads(proc.stdout)
+    assert [label for label, _ in plan["phases"]] == ["fsdp_lora", "fsdp_full", "zero2"]
+    deadlines = [x.deadline for x in jobs.PLANS["fsdp"]["launches"]]
+    assert deadlines == sorted(deadlines) and deadlines[-1] <= jobs.BUDGET_S - 10
+    kinds = []
+    for _, [argv] in plan["phases"]:
+        assert argv[1:3] == ["-m", "accelerate.commands.launch"]
+        launch = launch_command_parser().parse_args(argv[3:])
+        assert launch.num_processes == 1 and launch.training_script.endswith("scripts/train.py")
+        kinds.append(yaml.safe_load(Path(launch.config_file).read_text())["distributed_type"])
+        train_args = launch.training_script_args
+        if rehearse:
+            assert train_args[train_args.index("--model_name_or_path") + 1] == "<tiny model>"
+            continue
+        with contextlib.redirect_stderr(io.StringIO()):
+            recipe = parse_recipe([*train_args, "--bf16", "false"], prog="gpu_jobs", device=Device("cuda", "bfloat16"))
+        assert recipe.training.max_steps == jobs.LAUNCH_STEPS and recipe.training.output_dir.startswith(str(tmp_path))
+    assert kinds == ["FSDP", "FSDP", "DEEPSPEED"]
+
+
+@pytest.mark.slow
+def test_the_fsdp_job_rehearsed_records_why_each_config_did_not_run_on_cpu(tmp_path):
+    """On CPU every launch is refused (no CPU FSDP in accelerate, DeepSpeed absent or GPU-only): the job still ends
+    ``ok`` with each config's one line of why, which is the job's finding on a GPU too."""
+    out = tmp_path / "o"
+    proc = _cli("fsdp", "--rehearse", "--out", str(out), "--work", str(tmp_path / "w"))
+    assert proc.returncode == 0, proc.stderr
+    job = json.loads((out / "job.json").read_text())
+    rows = {r["label"]: r for r in job["launches"]}
+    assert list(rows) == ["fsdp_lora", "fsdp_full", "zero2"] and not any(r["ran"] for r in rows.values())
+    for label in ("fsdp_lora", "fsdp_full"):
+        assert rows[label]["error"].startswith("scripts/train.py: error: FSDP needs a CUDA GPU"), rows[label]
+    assert "DeepSpeed" in rows["zero2"]["error"] or "deepspeed" in rows["zero2"]["error"]
+    report = (out / "report.md").read_text()
+    assert report.count("| no |") == 3 and "FSDP needs a CUDA GPU" in report

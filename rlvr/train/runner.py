@@ -125,19 +125,32 @@ def trainer_class(algorithm: str) -> type:
 
 
 def check_gpu_only_options(training_args: Any) -> None:
-    """Fail early, with a clear message, on options that need hardware or packages this run lacks (the device
-    was decided when the recipe was parsed: ``use_cpu`` is set off an accelerator)."""
+    """Fail early, in one sentence (a user's mistake: ``ValueError``), on options that need hardware or packages this
+    run lacks (the device was decided when the recipe was parsed: ``use_cpu`` is set off an accelerator).
+
+    An FSDP launch (``accelerate launch --config_file recipes/accelerate/fsdp.yaml``, or the ``fsdp`` training
+    argument) on CPU is refused too: accelerate 1.x has no CPU FSDP and runs such a launch as plain DDP, so the run
+    would not be the one asked for."""
     on_cpu = bool(getattr(training_args, "use_cpu", False))
     if getattr(training_args, "use_vllm", False):
         if importlib.util.find_spec("vllm") is None:
-            raise RuntimeError("use_vllm needs the vllm package (pip install 'rlvr-chem[vllm]') and a CUDA GPU")
+            raise ValueError("use_vllm needs the vllm package (pip install 'rlvr-chem[vllm]') and a CUDA GPU")
         if on_cpu:
-            raise RuntimeError("use_vllm needs a CUDA GPU; on CPU, leave use_vllm off (generation uses transformers)")
+            raise ValueError("use_vllm needs a CUDA GPU; on CPU, leave use_vllm off (generation uses transformers)")
     if getattr(training_args, "deepspeed", None):
         if importlib.util.find_spec("deepspeed") is None:
-            raise RuntimeError("a DeepSpeed config was given but deepspeed is not installed (pip install 'rlvr-chem[deepspeed]')")
+            raise ValueError("a DeepSpeed config was given but deepspeed is not installed (pip install 'rlvr-chem[deepspeed]')")
         if on_cpu:
-            raise RuntimeError("DeepSpeed ZeRO needs a GPU; on CPU use DDP (accelerate launch --multi_gpu with use_cpu)")
+            raise ValueError("DeepSpeed ZeRO needs a GPU; on CPU use DDP (accelerate launch --config_file "
+                             "recipes/accelerate/cpu_ddp.yaml)")
+    if on_cpu and (fsdp_launch() or getattr(training_args, "fsdp", None)):
+        raise ValueError("FSDP needs a CUDA GPU: on CPU accelerate runs an FSDP launch as plain DDP; use "
+                         "recipes/accelerate/cpu_ddp.yaml for several CPU processes")
+
+
+def fsdp_launch() -> bool:
+    """Whether ``accelerate launch`` started this process with an FSDP config (it sets ``ACCELERATE_USE_FSDP``)."""
+    return os.environ.get("ACCELERATE_USE_FSDP", "").strip().lower() in ("1", "true", "yes")
 
 
 def model_init_kwargs(training_args: Any, model_args: Any) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from rlvr.cli import main
-from rlvr.commands.errors import report_error
+from rlvr.errors import report_error
 
 
 @pytest.fixture(scope="module")
@@ -195,3 +195,29 @@ def test_sft_rows_name_the_family_without_a_solution_writer():
         assert stats.rows == 2 and len(rows) == 2
     finally:
         unregister_family("mol.mwsft")
+
+
+@pytest.mark.parametrize("argv", [["-m", "rlvr.train"], [os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "train.py")]])
+def test_the_launch_entry_points_end_a_mistake_in_one_line(tmp_path, argv):
+    """``python -m rlvr.train`` and ``scripts/train.py`` (what ``accelerate launch`` starts) keep the command line's
+    contract: a missing recipe is one line and exit 2, not a traceback."""
+    env = {**os.environ, "PYTHONWARNINGS": "ignore", "RLVR_CACHE": str(tmp_path)}
+    proc = subprocess.run([sys.executable, *argv, "--config", str(tmp_path / "missing.yaml")],
+                          capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr and "not found" in proc.stderr
+
+
+def test_an_unexpected_error_of_a_launch_entry_point_names_its_traceback_file(tmp_path, capsys, monkeypatch):
+    from rlvr.errors import run_reporting
+
+    monkeypatch.setenv("RLVR_CACHE", str(tmp_path))
+    monkeypatch.delenv("RLVR_DEBUG", raising=False)
+    assert run_reporting("scripts/train.py", lambda: {}["x"]) == 1
+    err = capsys.readouterr().err
+    [log] = (tmp_path / "logs").iterdir()
+    assert err.count("\n") == 1 and log.name in err and "RLVR_DEBUG=1" in err and log.name.startswith("scripts-train.py-")
+    assert run_reporting("scripts/train.py", lambda: 0) == 0
+    monkeypatch.setenv("RLVR_DEBUG", "1")
+    with pytest.raises(KeyError):
+        run_reporting("scripts/train.py", lambda: {}["x"])

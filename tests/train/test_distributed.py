@@ -92,3 +92,36 @@ def test_two_process_run(tmp_path, tiny_model, make_recipe):
     assert (out / "checkpoint-2" / "adapter_model.safetensors").is_file()
     info = json.loads((out / "run_info.json").read_text())
     assert info["world_size"] == 2 and info["global_step"] == 2
+
+
+@pytest.mark.slow
+def test_the_fsdp_config_on_two_cpu_processes_is_refused_in_one_line(tmp_path, tiny_model, make_recipe):
+    """``recipes/accelerate/fsdp.yaml`` on CPU under gloo (two processes, ``use_cpu``, no mixed precision): accelerate
+    1.x has no CPU FSDP and would run it as plain DDP, so every rank refuses it in one line before loading a model."""
+    import yaml
+
+    if shutil.which("accelerate") is None:
+        pytest.skip("accelerate CLI not installed")
+    config = yaml.safe_load((ROOT / "recipes" / "accelerate" / "fsdp.yaml").read_text())
+    assert config["distributed_type"] == "FSDP"
+    config.update(use_cpu=True, num_processes=2, mixed_precision="no")
+    cpu_fsdp = tmp_path / "cpu_fsdp.yaml"
+    cpu_fsdp.write_text(yaml.safe_dump(config))
+    out = tmp_path / "out"
+    recipe = make_recipe(tmp_path / "r.yaml", tiny_model, out, per_device_train_batch_size=2, num_generations=2)
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "RLVR_CACHE": str(tmp_path / "cache"),
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(cpu_fsdp),
+           "--main_process_port", str(_free_port()), str(ROOT / "scripts" / "train.py"), "--config", str(recipe)]
+    with subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                          start_new_session=True) as proc:
+        try:
+            _, stderr = proc.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            _kill_tree(proc.pid)
+            _, stderr = proc.communicate(timeout=30)
+            pytest.fail(f"the refused FSDP launch did not end within 300 s:\n{stderr[-4000:]}")
+    assert proc.returncode != 0
+    refusals = [line for line in stderr.splitlines() if line.startswith("scripts/train.py: error: FSDP needs a CUDA GPU")]
+    assert len(refusals) == 2, stderr[-4000:]
+    assert not out.exists()
