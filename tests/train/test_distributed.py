@@ -42,6 +42,21 @@ def _kill_tree(pid: int) -> None:
         pass
 
 
+def _launch(cmd: list[str], env: dict[str, str], cwd: Path, what: str) -> tuple[int, str]:
+    """Run an ``accelerate launch`` command for at most 300 s: its exit status and stderr. On a timeout the launcher
+    *and* its workers are killed, never orphaned: the workers run in sessions of their own, so they are collected by
+    process tree before the launcher dies."""
+    with subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd,
+                          start_new_session=True) as proc:
+        try:
+            _, stderr = proc.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            _kill_tree(proc.pid)
+            _, stderr = proc.communicate(timeout=30)
+            pytest.fail(f"{what} did not finish within 300 s:\n{stderr[-4000:]}")
+    return proc.returncode, stderr
+
+
 @pytest.mark.slow
 def test_two_process_run(tmp_path, tiny_model, make_recipe):
     if shutil.which("accelerate") is None:
@@ -65,17 +80,8 @@ def test_two_process_run(tmp_path, tiny_model, make_recipe):
         "--main_process_port", str(_free_port()),
         str(ROOT / "scripts" / "train.py"), "--config", str(recipe),
     ]
-    # on a timeout the launcher *and* its workers are killed, never orphaned: the workers run in
-    # sessions of their own, so they are collected by process tree before the launcher dies
-    with subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-                          start_new_session=True) as proc:
-        try:
-            _, stderr = proc.communicate(timeout=300)
-        except subprocess.TimeoutExpired:
-            _kill_tree(proc.pid)
-            _, stderr = proc.communicate(timeout=30)
-            pytest.fail(f"two-process run did not finish within 300 s:\n{stderr[-4000:]}")
-    assert proc.returncode == 0, stderr[-4000:]
+    returncode, stderr = _launch(cmd, env, tmp_path, "two-process run")
+    assert returncode == 0, stderr[-4000:]
     calls = {r: [json.loads(x) for x in (probe / f"rank{r}.jsonl").read_text().splitlines()] for r in (0, 1)}
     for r in (0, 1):
         assert calls[r] and all(c["world_size"] == 2 and c["env_world_size"] == 2 and c["rank"] == r for c in calls[r])
@@ -113,15 +119,8 @@ def test_the_fsdp_config_on_two_cpu_processes_is_refused_in_one_line(tmp_path, t
            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(cpu_fsdp),
            "--main_process_port", str(_free_port()), str(ROOT / "scripts" / "train.py"), "--config", str(recipe)]
-    with subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-                          start_new_session=True) as proc:
-        try:
-            _, stderr = proc.communicate(timeout=300)
-        except subprocess.TimeoutExpired:
-            _kill_tree(proc.pid)
-            _, stderr = proc.communicate(timeout=30)
-            pytest.fail(f"the refused FSDP launch did not end within 300 s:\n{stderr[-4000:]}")
-    assert proc.returncode != 0
+    returncode, stderr = _launch(cmd, env, tmp_path, "the refused FSDP launch")
+    assert returncode != 0
     refusals = [line for line in stderr.splitlines() if line.startswith("scripts/train.py: error: FSDP needs a CUDA GPU")]
     assert len(refusals) == 2, stderr[-4000:]
     assert not out.exists()
