@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 
 from rlvr.commands.plugins import plugin_specs
-from rlvr.errors import report_error
+from rlvr.errors import run_reporting
 from rlvr.rewards.isolation import PluginError, load_plugins
 
 #: subcommand modules, in help order; each exposes ``register(subparsers)``
@@ -88,20 +87,9 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, or a usage error already printed in one line
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
-    debug = bool(getattr(args, "debug", False)) or os.environ.get("RLVR_DEBUG", "") not in ("", "0")
-    try:
-        result = args.func(args)
-    except KeyboardInterrupt:
-        print(f"rlvr {args.command}: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # e.g. `rlvr features | head`
-        sys.stderr.close()
-        return 0
-    except Exception as exc:  # noqa: BLE001 - every error ends in one line (or a traceback with --debug)
-        if debug:
-            raise
-        return report_error(f"rlvr {args.command}", exc)
-    return int(result or 0)
+    # --debug, else RLVR_DEBUG (read by run_reporting), lets an unexpected error's traceback through
+    return run_reporting(f"rlvr {args.command}", lambda: args.func(args), debug=bool(getattr(args, "debug", False)) or None,
+                         debug_hint="--debug shows it")
 
 
 if __name__ == "__main__":  # pragma: no cover

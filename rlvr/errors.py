@@ -95,16 +95,23 @@ def report_error(prog: str, exc: BaseException, debug_hint: str = "--debug shows
     return INTERNAL_EXIT
 
 
-def run_reporting(prog: str, entry: Callable[[], int | None]) -> int:
-    """Run a script's ``main`` (``python -m rlvr.train``, ``scripts/train.py``: the forms ``accelerate launch``
-    starts) with the command line's error contract: a mistake in one line and exit 2, anything else in one line
-    plus a traceback file and exit 1; ``RLVR_DEBUG=1`` lets the exception through."""
+def run_reporting(prog: str, entry: Callable[[], int | None], *, debug: bool | None = None,
+                  debug_hint: str = "RLVR_DEBUG=1 shows it") -> int:
+    """Run an entry point (a subcommand of the command line; ``python -m rlvr.train`` and ``scripts/train.py``, the
+    forms ``accelerate launch`` starts) with one error contract: a mistake in one line and exit 2, anything else in
+    one line plus a traceback file and exit 1, an interrupt 130, a closed output pipe 0. ``debug`` (default:
+    ``RLVR_DEBUG`` set) lets the exception through."""
+    if debug is None:
+        debug = os.environ.get("RLVR_DEBUG", "") not in ("", "0")
     try:
         return int(entry() or 0)
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
-    except Exception as exc:  # noqa: BLE001 - every error ends in one line (or a traceback with RLVR_DEBUG=1)
-        if os.environ.get("RLVR_DEBUG", "") not in ("", "0"):
+    except BrokenPipeError:  # e.g. `rlvr features | head`
+        sys.stderr.close()
+        return 0
+    except Exception as exc:  # noqa: BLE001 - every error ends in one line (or a traceback in debug mode)
+        if debug:
             raise
-        return report_error(prog, exc, debug_hint="RLVR_DEBUG=1 shows it")
+        return report_error(prog, exc, debug_hint=debug_hint)

@@ -624,7 +624,7 @@ def plan_of(job: str) -> dict[str, Any]:
         return dict(plan)
     if job == "fsdp":
         return {"recipe": str(LAUNCH_RECIPE.relative_to(ROOT)), "steps": LAUNCH_STEPS,
-                **{f"{x.label}": {"config": x.config, "extra": list(x.extra), "deadline": x.deadline} for x in plan["launches"]}}
+                **{x.label: {"config": x.config, "extra": list(x.extra), "deadline": x.deadline} for x in plan["launches"]}}
     out: dict[str, Any] = {}
     if "tuning" in plan:
         t = plan["tuning"]

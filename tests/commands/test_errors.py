@@ -221,3 +221,16 @@ def test_an_unexpected_error_of_a_launch_entry_point_names_its_traceback_file(tm
     monkeypatch.setenv("RLVR_DEBUG", "1")
     with pytest.raises(KeyError):
         run_reporting("scripts/train.py", lambda: {}["x"])
+    # the command line passes its own --debug (False here wins over RLVR_DEBUG) and hint
+    assert run_reporting("rlvr sample", lambda: {}["x"], debug=False, debug_hint="--debug shows it") == 1
+    assert "--debug shows it" in capsys.readouterr().err
+
+
+def test_an_interrupt_is_130(capsys):
+    from rlvr.errors import run_reporting
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    assert run_reporting("rlvr eval", interrupted) == 130
+    assert capsys.readouterr().err == "rlvr eval: interrupted\n"
