@@ -234,3 +234,18 @@ def test_an_interrupt_is_130(capsys):
 
     assert run_reporting("rlvr eval", interrupted) == 130
     assert capsys.readouterr().err == "rlvr eval: interrupted\n"
+
+
+def test_a_closed_output_pipe_is_0(monkeypatch):
+    import io
+    import sys
+
+    from rlvr.errors import run_reporting
+
+    def closed():  # e.g. `rlvr features | head` after head has exited
+        raise BrokenPipeError
+
+    stderr = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    assert run_reporting("rlvr features", closed) == 0
+    assert stderr.closed
