@@ -24,7 +24,10 @@ on the tuning set only (``--tuning-set NAME[:SIZE]``: a recipe's tuning set such
 ``'{"coef_in": [6, 10]}'`` for valid reactions at out-of-range coefficients; in the recipe's prompts and eval
 seed): no test split is
 scored, so the choice never sees a split a claim is tested on. Prints one line per candidate (exact match,
-reward, minutes) and writes ``tuning.json`` into ``--out``.
+reward, minutes) and writes ``tuning.json`` into ``--out``. ``--against RUN`` (an earlier try, e.g. the recipe as
+written: ``OUT/try0``, or one stage folder ``eval_NAME``) pairs each candidate with that run's greedy answers on the
+same tuning tasks: the difference in exact match, its paired SE, the reactions or molecules it gains and loses, their
+exact sign test, and whether it beats the run by more than its paired SE (the rule for declaring a second recipe).
 """
 from __future__ import annotations
 
@@ -40,6 +43,8 @@ sys.path.insert(0, str(ROOT))
 from rlvr.commands.bench import lever_argv  # noqa: E402
 from rlvr.commands.errors import UsageError  # noqa: E402
 from rlvr.device import resolve_device  # noqa: E402
+from rlvr.eval.stats import mean_se, paired_exact_test  # noqa: E402
+from rlvr.eval.store import VERDICTS_FILE, load_verdict_log  # noqa: E402
 from rlvr.files import atomic_open  # noqa: E402
 from rlvr.quickstart.arm_run import ArmContext, ArmRun  # noqa: E402
 from rlvr.quickstart.arms import ARMS  # noqa: E402
@@ -100,6 +105,30 @@ def rl_run(plan: Plan, folder: Path | None) -> ArmRun:
                                "trained_completions": steps * shape.completions, "prompt_stream": stream})
 
 
+def greedy_answers(folder: Path) -> dict[str, bool]:
+    """Each task's greedy right/wrong in a scored run: ``folder`` is one stage (``eval_NAME``, holding a verdict log)
+    or a try holding exactly one; one line and exit 2 otherwise."""
+    logs = [folder / VERDICTS_FILE] if (folder / VERDICTS_FILE).is_file() else sorted(folder.glob(f"eval_*/{VERDICTS_FILE}"))
+    if len(logs) != 1:
+        found = "none" if not logs else ", ".join(str(log.parent.name) for log in logs)
+        raise SystemExit(f"error: --against {folder} must hold one scored stage (eval_*/{VERDICTS_FILE}); found {found}")
+    records = load_verdict_log(logs[0], repair=False)
+    if not records:
+        raise SystemExit(f"error: --against {logs[0]} holds no verdicts")
+    return {tid: bool(rec["rollouts"][0]["correct"]) for tid, rec in records.items()}
+
+
+def paired_against(reference: dict[str, bool], candidate: dict[str, bool], run: Path) -> dict:
+    """A candidate's greedy answers against a reference run's on the same tasks: the difference in exact match
+    (candidate - reference), its paired SE, the tasks gained and lost with their exact sign test, and ``beats``:
+    ahead by more than one paired SE."""
+    ids = sorted(reference)
+    diff, se, n = mean_se(float(candidate[t]) - float(reference[t]) for t in ids)
+    test = paired_exact_test([reference[t] for t in ids], [candidate[t] for t in ids])
+    return {"run": str(run), "n": n, "diff": diff, "se": se, "gained": test.gained, "lost": test.lost,
+            "p_value": test.p_value, "beats": diff > se}
+
+
 def checked_plan(options: QuickstartOptions) -> Plan:
     """:func:`make_plan`, its one-sentence errors on the recipe, a candidate or the tuning set's options (a
     ValueError or KeyError) ending the script in one line instead of a traceback."""
@@ -132,26 +161,36 @@ def score(args: argparse.Namespace, spec: str, index: int) -> dict:
         plan.recipe.model.model_name_or_path = str(args.warm)
     out.mkdir(parents=True, exist_ok=True)
     evaluator = Evaluator.for_plan(plan)
+    if args.reference is not None and set(evaluator.groups) != set(args.reference):
+        shared = len(set(evaluator.groups) & set(args.reference))
+        raise SystemExit(f"error: --against {args.against} scored other tasks ({shared} of its {len(args.reference)} "
+                         f"are in this tuning set of {len(evaluator.groups)}): give the same recipe, --seed, "
+                         f"--tuning-set and --tuning-options")
     t0 = time.time()
     extra: dict = {}
+    stage_name = "eval_warm"  # the warm start's and the warm-started model's stage; an arm's is eval_<arm>
     if args.arm == "warm_start":  # the warm start itself, from the base model; scored on the tuning set only
         stage, info = warm_start(plan, evaluator)
         if stage is None:
             raise SystemExit(f"error: recipe {args.recipe!r} has no warm start (sft_steps: 0)")
         extra = {"plateau": info["plateau"]} if "plateau" in info else {}
     elif args.arm == "warm":  # the reference the arms start from, untrained
-        stage = evaluator.stage("eval_warm", "the warm-started model", str(args.warm))
+        stage = evaluator.stage(stage_name, "the warm-started model", str(args.warm))
     else:
         ctx = ArmContext(plan, evaluator, str(args.warm), shared=args.out / "shared")  # e.g. RFT's samples, once
         if args.arm != "rl":
             ctx.runs["rl"] = rl_run(plan, args.rl_run)
         run = ARMS[args.arm].train(ctx)
-        stage = evaluator.stage(f"eval_{args.arm}", ARMS[args.arm].describes, str(args.warm), run.adapter)
+        stage_name = f"eval_{args.arm}"
+        stage = evaluator.stage(stage_name, ARMS[args.arm].describes, str(args.warm), run.adapter)
         extra = {"budget": {k: v for k, v in run.budget.items() if k != "prompt_stream"}}
     evals = sum(v for k, v in evaluator.seconds.items() if k.startswith("eval_"))
     train_minutes = round((time.time() - t0 - evals) / 60, 2)
     if args.arm == "warm_start":
         print(f"[tune] warm-started model: {plan.recipe.model.model_name_or_path}", flush=True)
+    if args.reference is not None:
+        answers = greedy_answers(out / stage_name)
+        extra["against"] = paired_against(args.reference, answers, args.against)
     return {"try": spec or "(recipe)", "arm": args.arm, "seed": args.seed, "train_minutes": train_minutes, **extra,
             "scores": {name: {"n": s.n, "exact_match": s.exact_match, "reward": s.reward, "format_ok": s.format_ok}
                        for name, s in stage.scores.items()}}
@@ -177,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tuning-options", type=json.loads, default=None, metavar="JSON",
                         help="generator options of the tuning set on top of the recipe's, e.g. '{\"coef_in\": [6, 10]}': "
                              "valid reactions at out-of-range coefficients, for tuning toward generalization")
+    parser.add_argument("--against", type=Path, metavar="RUN",
+                        help="pair each candidate with this earlier run on the same tuning tasks (a try folder, e.g. "
+                             "OUT/try0 of the recipe as written, or one eval_NAME stage): difference, paired SE, sign test")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--out", type=Path, required=True)
@@ -190,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     if (args.out / "tuning.json").exists():
         print(f"error: {args.out / 'tuning.json'} exists (choose another --out)", file=sys.stderr)
         return 2
+    args.reference = greedy_answers(args.against) if args.against is not None else None
     rows = []
     for i, spec in enumerate(args.tries or [""]):
         rows.append(score(args, spec, i))
@@ -198,6 +241,11 @@ def main(argv: list[str] | None = None) -> int:
         if "plateau" in rows[-1]:
             curve = ", ".join(f"{s}: {100 * em:.0f}" for s, em in rows[-1]["plateau"]["curve"])
             cells += f"; plateau curve {curve}; plateau step {rows[-1]['plateau']['plateau_step']}"
+        if "against" in rows[-1]:
+            a = rows[-1]["against"]
+            cells += (f"; against {a['run']}: {100 * a['diff']:+.1f} ± {100 * a['se']:.1f} points (paired SE, n {a['n']}), "
+                      f"+{a['gained']} / -{a['lost']}, sign test p {a['p_value']:.2g}, "
+                      f"{'ahead by more than its paired SE' if a['beats'] else 'not ahead by more than its paired SE'}")
         print(f"[tune] {args.arm} {rows[-1]['try']}: {cells}; {rows[-1]['train_minutes']} train min", flush=True)
     with atomic_open(args.out / "tuning.json") as fh:
         fh.write(json.dumps(rows, indent=2) + "\n")

@@ -41,3 +41,46 @@ def test_bad_tuning_options_end_in_one_line(tmp_path, tiny_model, options, messa
     assert message in proc.stderr and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "t").exists()
+
+
+def _tune(tmp_path, tiny_model, out, *extra):
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "tune_arms.py"), "--recipe", "quickstart_confirm", "--arm", "warm",
+         "--warm", tiny_model, "--tuning-set", "valid:4", "--set", "max_completion_length=8", "--out", str(out),
+         *extra], capture_output=True, text=True, timeout=600)
+
+
+def test_against_pairs_a_candidate_with_an_earlier_run(tmp_path, tiny_model):
+    first = _tune(tmp_path, tiny_model, tmp_path / "a")
+    assert first.returncode == 0, first.stderr[-2000:]
+    # the reference's greedy answers, one flipped: the same model then differs from it on exactly that task
+    log = tmp_path / "a" / "try0" / "eval_warm" / "verdicts.jsonl"
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    flipped = not records[0]["rollouts"][0]["correct"]
+    records[0]["rollouts"][0]["correct"] = flipped
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    second = _tune(tmp_path, tiny_model, tmp_path / "b", "--against", str(tmp_path / "a" / "try0"))
+    assert second.returncode == 0, second.stderr[-2000:]
+    against = json.loads((tmp_path / "b" / "tuning.json").read_text())[0]["against"]
+    assert against["n"] == 4
+    assert (against["gained"], against["lost"]) == ((0, 1) if flipped else (1, 0))
+    assert against["diff"] == pytest.approx(-0.25 if flipped else 0.25)
+    assert against["se"] == pytest.approx(0.25) and against["beats"] is False and against["p_value"] == 1.0
+    assert "paired SE, n 4" in second.stdout
+
+
+def test_against_a_run_on_other_tasks_ends_in_one_line(tmp_path, tiny_model):
+    first = _tune(tmp_path, tiny_model, tmp_path / "a")
+    assert first.returncode == 0, first.stderr[-2000:]
+    proc = _tune(tmp_path, tiny_model, tmp_path / "b", "--against", str(tmp_path / "a" / "try0"), "--seed", "7",
+                 "--tuning-options", json.dumps({"coef_in": [6, 10]}))
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert "scored other tasks" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "b" / "tuning.json").exists()
+
+
+def test_against_a_folder_without_a_scored_stage_ends_in_one_line(tmp_path, tiny_model):
+    (tmp_path / "empty").mkdir()
+    proc = _tune(tmp_path, tiny_model, tmp_path / "b", "--against", str(tmp_path / "empty"))
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert "must hold one scored stage" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
