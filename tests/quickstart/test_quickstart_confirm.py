@@ -11,7 +11,9 @@ from pathlib import Path
 
 import yaml
 
+from rlvr.device import Device
 from rlvr.eval.stats import pooled_detectable, pooled_power, sign_test_power, smallest_detectable
+from rlvr.quickstart.plan import QuickstartOptions, make_plan
 from rlvr.quickstart.pooled import PooledDesign, pooled_claims
 from rlvr.train.entry import find_recipe
 
@@ -33,6 +35,16 @@ def test_the_confirmatory_recipe_is_the_plateau_recipe_with_only_its_eval_sets_a
     assert sets["fresh_out"]["size"] >= 400 and sets["fresh_in"]["size"] >= 300
     assert sets["fresh_far"]["options"]["coef_out"] == [11, 20]
     assert confirm["pooled_test"]["seeds"] == [3, 4, 5] and confirm["pooled_test"]["split"] == "fresh_out"
+
+
+def test_the_second_recipe_is_the_first_with_only_a_small_kl(tmp_path):
+    confirm, kl = _load("quickstart_confirm"), _load("quickstart_confirm_kl")
+    changed = {k for k in set(confirm) | set(kl) if confirm.get(k) != kl.get(k)}
+    assert changed == {"beta", "output_dir"} and confirm["beta"] == 0.0 and kl["beta"] == 0.01
+    header = " ".join(open(find_recipe("quickstart_confirm_kl")).read().split("algorithm:")[0].replace("#", " ").split())
+    assert "Declared before its first run" in header and "not a replication" in header
+    plan = make_plan(QuickstartOptions(recipe="quickstart_confirm_kl", output_dir=str(tmp_path / "kl"), device=Device("cpu")))
+    assert plan.pooled is not None and float(plan.recipe.training.beta) == 0.01
 
 
 def test_the_planned_power_in_the_header_is_what_the_functions_give():
