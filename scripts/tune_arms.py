@@ -107,7 +107,7 @@ def rl_run(plan: Plan, folder: Path | None) -> ArmRun:
 
 def greedy_answers(folder: Path) -> dict[str, bool]:
     """Each task's greedy right/wrong in a scored run: ``folder`` is one stage (``eval_NAME``, holding a verdict log)
-    or a try holding exactly one; one line and exit 2 otherwise."""
+    or a try holding exactly one; one line and a non-zero exit otherwise, or on a log whose records hold no answer."""
     logs = [folder / VERDICTS_FILE] if (folder / VERDICTS_FILE).is_file() else sorted(folder.glob(f"eval_*/{VERDICTS_FILE}"))
     if len(logs) != 1:
         found = "none" if not logs else ", ".join(str(log.parent.name) for log in logs)
@@ -115,7 +115,11 @@ def greedy_answers(folder: Path) -> dict[str, bool]:
     records = load_verdict_log(logs[0], repair=False)
     if not records:
         raise SystemExit(f"error: --against {logs[0]} holds no verdicts")
-    return {tid: bool(rec["rollouts"][0]["correct"]) for tid, rec in records.items()}
+    try:
+        return {tid: bool(rec["rollouts"][0]["correct"]) for tid, rec in records.items()}
+    except (KeyError, IndexError, TypeError):
+        raise SystemExit(f"error: --against {logs[0]} is not an evaluation's verdict log (a record without "
+                         f"rollouts[0].correct)") from None
 
 
 def paired_against(reference: dict[str, bool], candidate: dict[str, bool], run: Path) -> dict:

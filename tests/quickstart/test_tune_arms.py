@@ -13,13 +13,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _tune(tiny_model, out, *extra):
+    """``tune_arms.py --arm warm`` on 4 valid tasks of the confirmatory recipe, scoring ``tiny_model``."""
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "tune_arms.py"), "--recipe", "quickstart_confirm", "--arm", "warm",
+         "--warm", tiny_model, "--tuning-set", "valid:4", "--set", "max_completion_length=8", "--out", str(out),
+         *extra], capture_output=True, text=True, timeout=600)
+
+
 def test_a_tuning_set_at_out_of_range_coefficients(tmp_path, tiny_model):
     out = tmp_path / "tune"
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "tune_arms.py"), "--recipe", "quickstart_confirm", "--arm", "warm",
-         "--warm", tiny_model, "--tuning-set", "valid:4", "--tuning-options", json.dumps({"coef_in": [6, 10]}),
-         "--set", "max_completion_length=8", "--out", str(out)],
-        capture_output=True, text=True, timeout=600)
+    proc = _tune(tiny_model, out, "--tuning-options", json.dumps({"coef_in": [6, 10]}))
     assert proc.returncode == 0, proc.stderr[-2000:]
     tasks = [json.loads(line) for line in (out / "try0" / "eval_tasks.jsonl").read_text().splitlines()]
     assert len(tasks) == 4 and all(t["meta"]["split"] == "valid" for t in tasks)
@@ -43,15 +47,8 @@ def test_bad_tuning_options_end_in_one_line(tmp_path, tiny_model, options, messa
     assert not (tmp_path / "t").exists()
 
 
-def _tune(tmp_path, tiny_model, out, *extra):
-    return subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "tune_arms.py"), "--recipe", "quickstart_confirm", "--arm", "warm",
-         "--warm", tiny_model, "--tuning-set", "valid:4", "--set", "max_completion_length=8", "--out", str(out),
-         *extra], capture_output=True, text=True, timeout=600)
-
-
 def test_against_pairs_a_candidate_with_an_earlier_run(tmp_path, tiny_model):
-    first = _tune(tmp_path, tiny_model, tmp_path / "a")
+    first = _tune(tiny_model, tmp_path / "a")
     assert first.returncode == 0, first.stderr[-2000:]
     # the reference's greedy answers, one flipped: the same model then differs from it on exactly that task
     log = tmp_path / "a" / "try0" / "eval_warm" / "verdicts.jsonl"
@@ -59,7 +56,7 @@ def test_against_pairs_a_candidate_with_an_earlier_run(tmp_path, tiny_model):
     flipped = not records[0]["rollouts"][0]["correct"]
     records[0]["rollouts"][0]["correct"] = flipped
     log.write_text("".join(json.dumps(r) + "\n" for r in records))
-    second = _tune(tmp_path, tiny_model, tmp_path / "b", "--against", str(tmp_path / "a" / "try0"))
+    second = _tune(tiny_model, tmp_path / "b", "--against", str(tmp_path / "a" / "try0"))
     assert second.returncode == 0, second.stderr[-2000:]
     against = json.loads((tmp_path / "b" / "tuning.json").read_text())[0]["against"]
     assert against["n"] == 4
@@ -70,9 +67,9 @@ def test_against_pairs_a_candidate_with_an_earlier_run(tmp_path, tiny_model):
 
 
 def test_against_a_run_on_other_tasks_ends_in_one_line(tmp_path, tiny_model):
-    first = _tune(tmp_path, tiny_model, tmp_path / "a")
+    first = _tune(tiny_model, tmp_path / "a")
     assert first.returncode == 0, first.stderr[-2000:]
-    proc = _tune(tmp_path, tiny_model, tmp_path / "b", "--against", str(tmp_path / "a" / "try0"), "--seed", "7",
+    proc = _tune(tiny_model, tmp_path / "b", "--against", str(tmp_path / "a" / "try0"), "--seed", "7",
                  "--tuning-options", json.dumps({"coef_in": [6, 10]}))
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert "scored other tasks" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
@@ -81,6 +78,16 @@ def test_against_a_run_on_other_tasks_ends_in_one_line(tmp_path, tiny_model):
 
 def test_against_a_folder_without_a_scored_stage_ends_in_one_line(tmp_path, tiny_model):
     (tmp_path / "empty").mkdir()
-    proc = _tune(tmp_path, tiny_model, tmp_path / "b", "--against", str(tmp_path / "empty"))
+    proc = _tune(tiny_model, tmp_path / "b", "--against", str(tmp_path / "empty"))
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert "must hold one scored stage" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_against_a_log_without_answers_ends_in_one_line(tmp_path, tiny_model):
+    stage = tmp_path / "other" / "eval_x"
+    stage.mkdir(parents=True)
+    (stage / "verdicts.jsonl").write_text(json.dumps({"task_id": "t1", "rollouts": []}) + "\n")
+    proc = _tune(tiny_model, tmp_path / "b", "--against", str(tmp_path / "other"))
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert "is not an evaluation's verdict log" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "b").exists()
