@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -49,7 +50,7 @@ from rlvr.files import atomic_open  # noqa: E402
 from rlvr.quickstart.arm_run import ArmContext, ArmRun  # noqa: E402
 from rlvr.quickstart.arms import ARMS  # noqa: E402
 from rlvr.quickstart.claims import is_tuning_split  # noqa: E402
-from rlvr.quickstart.evaluation import Evaluator  # noqa: E402
+from rlvr.quickstart.evaluation import Evaluator, write_eval_tasks  # noqa: E402
 from rlvr.quickstart.plan import Plan, QuickstartOptions, make_plan  # noqa: E402
 from rlvr.quickstart.training import RLShape, warm_start  # noqa: E402
 from rlvr.train.config import recipe_mapping  # noqa: E402
@@ -133,6 +134,17 @@ def paired_against(reference: dict[str, bool], candidate: dict[str, bool], run: 
             "p_value": test.p_value, "beats": diff > se}
 
 
+def check_same_tasks(plan: Plan, reference: dict[str, bool], run: Path) -> None:
+    """End in one line, before anything is written into the plan's folder, when the plan's tuning set is not the
+    one ``run`` scored (the task sets are drawn into a temporary folder to compare their ids)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        ids = set(write_eval_tasks(Path(tmp) / "tasks.jsonl", plan.specs, plan.recipe.task.eval_seed).groups)
+    if ids != set(reference):
+        raise SystemExit(f"error: --against {run} scored other tasks ({len(ids & set(reference))} of its "
+                         f"{len(reference)} are in this tuning set of {len(ids)}): give the same recipe, --seed, "
+                         f"--tuning-set and --tuning-options")
+
+
 def checked_plan(options: QuickstartOptions) -> Plan:
     """:func:`make_plan`, its one-sentence errors on the recipe, a candidate or the tuning set's options (a
     ValueError or KeyError) ending the script in one line instead of a traceback."""
@@ -163,13 +175,10 @@ def score(args: argparse.Namespace, spec: str, index: int) -> dict:
         raise SystemExit(f"--tuning-set {args.tuning_set!r} is not a tuning split (valid* or train*)")
     if args.arm != "warm_start":
         plan.recipe.model.model_name_or_path = str(args.warm)
+    if args.reference is not None:  # before anything is written into --out
+        check_same_tasks(plan, args.reference, args.against)
     out.mkdir(parents=True, exist_ok=True)
     evaluator = Evaluator.for_plan(plan)
-    if args.reference is not None and set(evaluator.groups) != set(args.reference):
-        shared = len(set(evaluator.groups) & set(args.reference))
-        raise SystemExit(f"error: --against {args.against} scored other tasks ({shared} of its {len(args.reference)} "
-                         f"are in this tuning set of {len(evaluator.groups)}): give the same recipe, --seed, "
-                         f"--tuning-set and --tuning-options")
     t0 = time.time()
     extra: dict = {}
     stage_name = "eval_warm"  # the warm start's and the warm-started model's stage; an arm's is eval_<arm>

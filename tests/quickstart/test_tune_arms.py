@@ -73,7 +73,7 @@ def test_against_a_run_on_other_tasks_ends_in_one_line(tmp_path, tiny_model):
                  "--tuning-options", json.dumps({"coef_in": [6, 10]}))
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert "scored other tasks" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
-    assert not (tmp_path / "b" / "tuning.json").exists()
+    assert not (tmp_path / "b").exists()  # nothing written: not even the tuning set's task file
 
 
 def test_against_a_folder_without_a_scored_stage_ends_in_one_line(tmp_path, tiny_model):
