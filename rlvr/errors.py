@@ -81,17 +81,22 @@ def write_traceback(prog: str, exc: BaseException) -> str | None:
         return None
 
 
+def print_line(text: str) -> None:
+    """Write ``text`` and its newline to stderr in one write: ranks of one launch sharing a pipe cannot splice lines."""
+    sys.stderr.write(f"{text}\n")
+    sys.stderr.flush()
+
+
 def report_error(prog: str, exc: BaseException, debug_hint: str = "--debug shows it") -> int:
     """Print ``exc`` as one line on stderr and return the exit code (2 for a user mistake, else 1)."""
     message = user_message(exc)
     if message is not None:
-        print(f"{prog}: error: {message}", file=sys.stderr)
+        print_line(f"{prog}: error: {message}")
         return USAGE_EXIT
     where = write_traceback(prog, exc)
     detail = _one_line(str(exc))[:300]
     log = f"traceback in {where}; " if where else ""
-    print(f"{prog}: unexpected error: {type(exc).__name__}{': ' + detail if detail else ''} "
-          f"({log}{debug_hint})", file=sys.stderr)
+    print_line(f"{prog}: unexpected error: {type(exc).__name__}{': ' + detail if detail else ''} ({log}{debug_hint})")
     return INTERNAL_EXIT
 
 

@@ -104,6 +104,31 @@ def test_unexpected_error_is_one_line_with_a_traceback_file(tmp_path, capsys, mo
     assert len(logs) == 1 and logs[0].name in err and "Traceback" in logs[0].read_text()
 
 
+class _Writes:
+    """A stderr that records each ``write`` call."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.calls.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_an_error_line_is_one_write_so_launched_ranks_cannot_splice_it(tmp_path, monkeypatch):
+    # two ranks of one launch share stderr: a line written as text, then its newline, can land as 'AB\n\n'
+    monkeypatch.setenv("RLVR_CACHE", str(tmp_path))
+    for exc in (ValueError("FSDP needs a CUDA GPU"), KeyError("x")):
+        writes = _Writes()
+        with monkeypatch.context() as patch:
+            patch.setattr(sys, "stderr", writes)
+            report_error("scripts/train.py", exc)
+        assert len(writes.calls) == 1 and writes.calls[0].endswith("\n") and writes.calls[0].count("\n") == 1
+
+
 def test_eval_out_is_a_folder_and_keeps_other_files(tmp_path, capsys):
     existing = tmp_path / "notes.txt"
     existing.write_text("mine\n")

@@ -190,9 +190,9 @@ def test_a_checker_that_accepts_any_listed_value_fails(family):
 def test_a_checker_that_is_slow_on_some_inputs_fails(family):
     slow = [t for t in conformance_tasks(family) if t.meta["formula"] == SLOW_FORMULA]
     assert slow and not any(t.meta["formula"] == SLOW_FORMULA for t in grid_tasks(family))
-    start = time.process_time()
+    start = time.thread_time()
     assert rlvr.verify(slow[0], oracle(slow[0])).correct
-    assert time.process_time() - start < 0.1  # asleep: CPU time does not see it
+    assert time.thread_time() - start < 0.1  # asleep: CPU time does not see it
     with pytest.raises(ConformanceError, match=r"a verdict took 0\.\d\d s of wall-clock time, twice .*"
                                                r"on '<answer>\d+</answer>': the checker is slow on this input") as raised:
         check_family(family)
