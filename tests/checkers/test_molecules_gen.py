@@ -173,8 +173,8 @@ def test_pathological_completions_stay_fast(name):
     check(TWO_RINGS, _ans("CCO"))  # warm-up: imports and compiled patterns
     count_task = Task(id="c", family="mol.count", prompt=[], ground_truth={"ring_count": 2, "hba_index": [1]}, meta={})
     for task in (TWO_RINGS, count_task):
-        start = time.perf_counter()
+        start = time.thread_time()
         verdict = check(task, PATHOLOGICAL[name])
-        elapsed = time.perf_counter() - start
+        elapsed = time.thread_time() - start
         assert verdict.reward in (0.0, 1.0)
-        assert elapsed < 0.25, f"{name}: {elapsed * 1000:.0f} ms"  # typically < 60 ms; slack for shared CI cores
+        assert elapsed < 0.25, f"{name}: {elapsed * 1000:.0f} ms"  # CPU time of this thread: typically < 60 ms
