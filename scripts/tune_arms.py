@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -50,7 +49,7 @@ from rlvr.files import atomic_open  # noqa: E402
 from rlvr.quickstart.arm_run import ArmContext, ArmRun  # noqa: E402
 from rlvr.quickstart.arms import ARMS  # noqa: E402
 from rlvr.quickstart.claims import is_tuning_split  # noqa: E402
-from rlvr.quickstart.evaluation import Evaluator, write_eval_tasks  # noqa: E402
+from rlvr.quickstart.evaluation import Evaluator, draw_eval_tasks  # noqa: E402
 from rlvr.quickstart.plan import Plan, QuickstartOptions, make_plan  # noqa: E402
 from rlvr.quickstart.training import RLShape, warm_start  # noqa: E402
 from rlvr.train.config import recipe_mapping  # noqa: E402
@@ -136,9 +135,8 @@ def paired_against(reference: dict[str, bool], candidate: dict[str, bool], run: 
 
 def check_same_tasks(plan: Plan, reference: dict[str, bool], run: Path) -> None:
     """End in one line, before anything is written into the plan's folder, when the plan's tuning set is not the
-    one ``run`` scored (the task sets are drawn into a temporary folder to compare their ids)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        ids = set(write_eval_tasks(Path(tmp) / "tasks.jsonl", plan.specs, plan.recipe.task.eval_seed).groups)
+    one ``run`` scored (the task sets are drawn, not written, to compare their ids)."""
+    ids = set(draw_eval_tasks(plan.specs, plan.recipe.task.eval_seed).groups)
     if ids != set(reference):
         raise SystemExit(f"error: --against {run} scored other tasks ({len(ids & set(reference))} of its "
                          f"{len(reference)} are in this tuning set of {len(ids)}): give the same recipe, --seed, "

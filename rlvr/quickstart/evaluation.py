@@ -69,8 +69,19 @@ def _task_identity(task: Task) -> str:
     return json.dumps([task.family, task.prompt, task.ground_truth], sort_keys=True, default=str)
 
 
-def write_eval_tasks(path: Path, specs: dict[str, dict[str, Any]], seed: int) -> WrittenSets:
-    """Write the fixed eval set as a task JSONL: ``size`` distinct tasks of each spec's mixture on its split
+@dataclass(frozen=True)
+class DrawnSets:
+    """What :func:`draw_eval_tasks` drew: the tasks in file order, each set's :class:`EvalSetInfo`, and per task id
+    its set's group and its unit (as :class:`WrittenSets`)."""
+
+    tasks: list[Task]
+    sets: dict[str, EvalSetInfo]
+    groups: dict[str, str]
+    units: dict[str, str]
+
+
+def draw_eval_tasks(specs: dict[str, dict[str, Any]], seed: int) -> DrawnSets:
+    """Draw the fixed eval set without writing it: ``size`` distinct tasks of each spec's mixture on its split
     (``specs`` as :func:`rlvr.train.data.eval_set_specs` gives them), rows in order with exact repeats skipped.
 
     A set larger than its split's pool of items is refused (:func:`rlvr.train.data.check_eval_pools`), and so is
@@ -78,34 +89,43 @@ def write_eval_tasks(path: Path, specs: dict[str, dict[str, Any]], seed: int) ->
     give the tasks the prompts the model is trained with.
     """
     pools = check_eval_pools(specs)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    tasks: list[Task] = []
     sets: dict[str, EvalSetInfo] = {}
     groups: dict[str, str] = {}
     units: dict[str, str] = {}
+    for name, spec in specs.items():
+        mixture = Mixture(list(spec["mix"]), spec["split"], seed)
+        size, seen, items, nouns = int(spec["size"]), set(), set(), set()
+        row = 0
+        while len(seen) < size:
+            if row >= 4 * size + 64:
+                raise ValueError(f"eval set {name!r}: only {len(seen)} distinct tasks in its first {row} rows; "
+                                 f"use size <= {len(seen)}")
+            task = mixture.task_at(row)
+            row += 1
+            identity = _task_identity(task)
+            if identity in seen or task.id in groups:
+                continue
+            seen.add(identity)
+            family = get_family(task.family)
+            unit = f"{task.family}|{family.item_key(task)}"
+            items.add(unit)
+            nouns.add(family.item_noun)
+            groups[task.id], units[task.id] = set_group(name), unit
+            tasks.append(task)
+        sets[name] = EvalSetInfo(name=name, split=str(spec["split"]), group=set_group(name), size=size,
+                                 items=len(items), noun=nouns.pop() if len(nouns) == 1 else "item", pool=pools[name])
+    return DrawnSets(tasks=tasks, sets=sets, groups=groups, units=units)
+
+
+def write_eval_tasks(path: Path, specs: dict[str, dict[str, Any]], seed: int) -> WrittenSets:
+    """Write the fixed eval set (:func:`draw_eval_tasks`) as a task JSONL, atomically; a refused set writes nothing."""
+    drawn = draw_eval_tasks(specs, seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_open(path) as fh:
-        for name, spec in specs.items():
-            mixture = Mixture(list(spec["mix"]), spec["split"], seed)
-            size, seen, items, nouns = int(spec["size"]), set(), set(), set()
-            row = 0
-            while len(seen) < size:
-                if row >= 4 * size + 64:
-                    raise ValueError(f"eval set {name!r}: only {len(seen)} distinct tasks in its first {row} rows; "
-                                     f"use size <= {len(seen)}")
-                task = mixture.task_at(row)
-                row += 1
-                identity = _task_identity(task)
-                if identity in seen or task.id in groups:
-                    continue
-                seen.add(identity)
-                family = get_family(task.family)
-                unit = f"{task.family}|{family.item_key(task)}"
-                items.add(unit)
-                nouns.add(family.item_noun)
-                groups[task.id], units[task.id] = set_group(name), unit
-                fh.write(task.to_json() + "\n")
-            sets[name] = EvalSetInfo(name=name, split=str(spec["split"]), group=set_group(name), size=size,
-                                     items=len(items), noun=nouns.pop() if len(nouns) == 1 else "item", pool=pools[name])
-    return WrittenSets(path=path, sets=sets, groups=groups, units=units)
+        for task in drawn.tasks:
+            fh.write(task.to_json() + "\n")
+    return WrittenSets(path=path, sets=drawn.sets, groups=drawn.groups, units=drawn.units)
 
 
 def evaluate(model: str, adapter: str | None, tasks_file: Path, out: Path, *, max_new_tokens: int,
