@@ -12,7 +12,9 @@ import gc
 import os
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -80,12 +82,15 @@ class GraphCounter:
         return self
 
 
+_R = TypeVar("_R")
+
+
 @pytest.fixture
-def cpu_seconds():
+def cpu_seconds() -> Callable[..., tuple[Any, float]]:
     """``measure(call, *args)`` returns ``(call(*args), seconds)``: the CPU seconds of this thread alone, with the cyclic
     garbage collector paused, so that neither other jobs and threads nor a full collection of the heap that earlier
     tests left behind is billed to the call being timed."""
-    def measure(call, *args, **kwargs):  # noqa: ANN001, ANN202, ANN003, ANN002
+    def measure(call: Callable[..., _R], *args: Any, **kwargs: Any) -> tuple[_R, float]:
         enabled = gc.isenabled()
         gc.disable()
         start = time.thread_time()

@@ -1,7 +1,6 @@
 """Malformed and adversarial completions: zero reward with a reason, never an exception, bounded time."""
 from __future__ import annotations
 
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

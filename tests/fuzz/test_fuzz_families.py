@@ -9,6 +9,8 @@ CPU time per verdict. :data:`EXAMPLES_PER_FAMILY` x the families is at least 20,
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
@@ -38,7 +40,7 @@ def _tasks(family: str) -> list[tuple]:
     return [(t, rlvr.oracle_completion(t)) for t in tasks]
 
 
-def _check(task, completion: str, cpu_seconds) -> None:  # noqa: ANN001
+def _check(task, completion: str, cpu_seconds: Callable[..., tuple[Any, float]]) -> None:
     verdict, seconds = cpu_seconds(rlvr.verify, task, completion)  # this thread's CPU, garbage collector paused
     reason = str(verdict.reason)
     assert reason in VOCABULARY and reason not in (Reason.CHECKER_ERROR, Reason.TIMEOUT), (reason, verdict.metrics)
