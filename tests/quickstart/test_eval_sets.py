@@ -9,7 +9,7 @@ import yaml
 
 from rlvr.cli import main
 from rlvr.device import Device
-from rlvr.quickstart.evaluation import write_eval_tasks
+from rlvr.quickstart.evaluation import draw_eval_tasks, write_eval_tasks
 from rlvr.quickstart.plan import QuickstartOptions, make_plan
 from rlvr.quickstart.scores import StageResult, build_summary, set_group
 from rlvr.train.config import build_mix
@@ -61,6 +61,19 @@ def test_a_written_set_holds_one_task_per_reaction_and_counts_them(tmp_path):
     assert written.sets["test_cross"].items == 40
     assert len({json.dumps([r["prompt"], r["ground_truth"]]) for r in rows}) == len(rows)
     assert set(written.units.values()) >= {f"stoich.t1|{r['meta']['reaction_key']}" for r in out}
+
+
+def test_a_drawn_set_is_the_written_one_and_drawing_writes_nothing(tmp_path):
+    specs = {"test_out": _spec("test_out", 30), "test_cross": _spec("test_cross", 20)}
+    drawn = draw_eval_tasks(specs, seed=1234)
+    assert list(tmp_path.iterdir()) == []
+    written = write_eval_tasks(tmp_path / "sets" / "tasks.jsonl", specs, seed=1234)
+    rows = (tmp_path / "sets" / "tasks.jsonl").read_text().splitlines()
+    assert rows == [task.to_json() for task in drawn.tasks] and len(rows) == 50
+    assert (written.sets, written.groups, written.units) == (drawn.sets, drawn.groups, drawn.units)
+    with pytest.raises(ValueError, match="holds only 171 distinct reactions"):  # refused: no folder, no file
+        write_eval_tasks(tmp_path / "refused" / "tasks.jsonl", {"test_out": _spec("test_out", 172)}, seed=1234)
+    assert not (tmp_path / "refused").exists()
 
 
 def test_two_sets_on_one_split_are_scored_apart():
