@@ -35,6 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--eval-every", type=positive_int, metavar="N",
                    help="also keep a checkpoint every N GRPO steps and score it like the final model: the RL stage's "
                    "paired tests against the step budget (summary.json's budget; default: final model only)")
+    p.add_argument("--one-process", action="store_true",
+                   help="train and measure every arm in this process (default: each arm in a fresh process, which is "
+                        "faster on CPU; the outputs are the same)")
     p.add_argument("-s", "--set", action="append", default=[], metavar="KEY=VALUE", help="any recipe field override (repeatable)")
     add_plugin_arg(p)
     p.set_defaults(func=run)
@@ -64,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
     options = QuickstartOptions(
         recipe=choice.recipe, eval_batch_size=choice.eval_batch_size, output_dir=args.output_dir, minutes=args.minutes,
         max_steps=args.max_steps, eval_size=args.eval_size, max_new_tokens=args.max_new_tokens, overrides=overrides,
-        skip_before=args.skip_before, base_cache=not args.no_base_cache, eval_every=args.eval_every, device=device)
+        skip_before=args.skip_before, base_cache=not args.no_base_cache, eval_every=args.eval_every, device=device,
+        fresh_arms=not args.one_process, plugins=tuple(args.plugin))
     try:
         result = run_quickstart(options)
     except RuntimeError as exc:

@@ -31,7 +31,8 @@ class QuickstartOptions:
     ``base_cache``: read the base model's answers from the cache an earlier run on this machine wrote for the
     same tasks, model and settings (and write it when absent). ``eval_every``: also keep and score a
     checkpoint every that many RL steps (:mod:`rlvr.quickstart.step_scan`). ``skip_before``: reuse the base
-    scores of a previous run in ``output_dir``.
+    scores of a previous run in ``output_dir``. ``fresh_arms``: train, score and measure each arm in a fresh
+    process (the command's default; the outputs are the same), which imports ``plugins`` first.
     """
 
     recipe: str = "quickstart"
@@ -46,6 +47,8 @@ class QuickstartOptions:
     base_cache: bool = True
     eval_every: int | None = None
     device: Device = field(default_factory=Device)
+    fresh_arms: bool = False
+    plugins: Sequence[str] = ()
 
     def recipe_argv(self) -> list[str]:
         """The recipe parser's arguments: the recipe file, the training folder, the overrides and budgets."""

@@ -3,14 +3,19 @@
 :func:`run_quickstart` plans and checks the run first (:mod:`rlvr.quickstart.plan`), then runs each stage;
 every stage scores the same greedy tasks, so ``summary.json`` pairs them task by task. The arms are data
 (:mod:`rlvr.quickstart.arms`): the run trains and scores the ones the recipe lists, in order, each from the
-warm-started model, and measures each as the recipe asks (:mod:`rlvr.quickstart.measures`).
+warm-started model, and measures each as the recipe asks (:mod:`rlvr.quickstart.measures`). With ``fresh_arms``
+(the command's default) each arm is trained, scored and measured in a fresh process
+(:func:`~rlvr.fresh_process.call_in_fresh_process`), which is faster than a process that has already trained
+and does not change an output: every stage seeds itself.
 """
 from __future__ import annotations
 
+import os
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from rlvr.fresh_process import call_in_fresh_process
 from rlvr.models import resolve_model
 from rlvr.quickstart.arm_run import ArmContext, ArmRun
 from rlvr.quickstart.arms import ARMS, check_arms
@@ -55,12 +60,12 @@ def run_quickstart(options: QuickstartOptions | None = None, **fields: Any) -> Q
     start = str(plan.recipe.model.model_name_or_path)
     measures = Measures.for_plan(plan, evaluator)
     measures.measure(reference, start, None)
-    runs: dict[str, ArmRun] = {}
+    state = ArmState(plan, evaluator, measures, start, stages=stages)
+    fresh = plan.options.fresh_arms and int(os.environ.get("WORLD_SIZE", "1")) == 1
     for name in plan.arms:
-        arm = ARMS[name]
-        runs[name] = arm.train(ArmContext(plan, evaluator, start, runs))
-        stages[name] = evaluator.stage(f"eval_{name}", arm.describes, start, runs[name].adapter)
-        measures.measure(name, start, runs[name].adapter, reference=start)
+        state = call_in_fresh_process(run_arm, state, name, plugins=plan.options.plugins, name=f"{name} arm") \
+            if fresh else run_arm(state, name)
+    plan, evaluator, measures, stages, runs = state.plan, state.evaluator, state.measures, state.stages, state.runs
     history = log_history(plan.out / "train")
     scan = scan_checkpoints(plan, evaluator, stages, runs.get("rl"), history)
     evaluator.seconds["total"] = round(time.time() - t_all, 1)
@@ -68,6 +73,31 @@ def run_quickstart(options: QuickstartOptions | None = None, **fields: Any) -> Q
                       cached_from=cached_from)
     write_outputs(plan, result, history)
     return result
+
+
+@dataclass
+class ArmState:
+    """What the arms read and change, handed from arm to arm (into a fresh process and back, with ``fresh_arms``):
+    the plan, the evaluator and its stage times, the measurements, the model every arm starts from, the arms
+    run so far and every stage's scores."""
+
+    plan: Plan
+    evaluator: Evaluator
+    measures: Measures
+    start: str
+    runs: dict[str, ArmRun] = field(default_factory=dict)
+    stages: dict[str, StageResult] = field(default_factory=dict)
+
+
+def run_arm(state: ArmState, name: str) -> ArmState:
+    """Train the arm ``name`` from the warm start, score it greedily on the eval set and measure it; returns
+    ``state`` with its run, its scores, its measurements and its stage times."""
+    arm = ARMS[name]
+    run = arm.train(ArmContext(state.plan, state.evaluator, state.start, state.runs))
+    state.runs[name] = run
+    state.stages[name] = state.evaluator.stage(f"eval_{name}", arm.describes, state.start, run.adapter)
+    state.measures.measure(name, state.start, run.adapter, reference=state.start)
+    return state
 
 
 def checked_plan(options: QuickstartOptions) -> Plan:

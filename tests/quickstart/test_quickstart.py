@@ -6,7 +6,7 @@ import json
 import pytest
 
 from rlvr.train.progress import SFT_KEYS, compact_line
-from rlvr.quickstart import run_quickstart
+from rlvr.quickstart import QuickstartOptions, run_quickstart
 from rlvr.quickstart.report import render_table
 from rlvr.quickstart.scores import StageResult, build_summary, score_records
 
@@ -114,6 +114,34 @@ def test_the_default_quickstart_shape_with_the_tiny_model(tmp_path, tiny_model):
     assert summary["stages"] == ["base", "warm", "rl", "control"] and set(summary["arms"]) == {"rl", "control"}
     assert not any(k in summary for k in ("pass_at_k", "retention", "kl")) and result.measures == {}
     assert summary["warm_start_steps"] == 1 and "plateau" not in summary["warm_start"]
+
+
+@pytest.mark.slow
+def test_each_arm_in_a_fresh_process_gives_the_same_run(tmp_path, tiny_model):
+    """``fresh_arms`` (the command's default) trains and measures each arm in its own process: every score, budget
+    and answer is the one the single-process run gives; only the times differ."""
+    overrides = ["--model_name_or_path", tiny_model, "--max_completion_length", "6", "--report_to", "none",
+                 "--sft_steps", "1", "--sft_train_size", "2", "--sft_batch_size", "2", "--per_device_train_batch_size", "4",
+                 "--num_generations", "2", "--lora_layers", "top:1", "--arms", "rl,control,rft",
+                 "--pass_at_k", json.dumps({"set": "test_in", "size": 2, "samples": 2}),
+                 "--kl_set", json.dumps({"split": "valid", "size": 2}), "--rft", json.dumps({"temperature": 1.5})]
+    runs = {}
+    for fresh in (False, True):
+        out = tmp_path / ("fresh" if fresh else "one")
+        run_quickstart(QuickstartOptions(output_dir=str(out), max_steps=2, eval_size=2, max_new_tokens=6, fresh_arms=fresh, base_cache=False,
+                                         overrides=[*overrides, "--output_dir", str(out / "train")]))
+        summary = json.loads((out / "summary.json").read_text())
+        runs[fresh] = (summary, {stage: (out / f"eval_{stage}" / "records.json").read_text() for stage in ("rl", "control", "rft")})
+    (one, one_records), (fresh, fresh_records) = runs[False], runs[True]
+    assert fresh_records == one_records and set(fresh["seconds"]) == set(one["seconds"])
+    for summary in (one, fresh):
+        for key in ("seconds", "warm_start"):
+            summary.pop(key)
+        for arm in summary["arms"].values():
+            for key in ("seconds", "sampling_seconds", "prompt_stream"):
+                arm.pop(key, None)
+    assert json.dumps(fresh, sort_keys=True).replace("/fresh/", "/one/") == json.dumps(one, sort_keys=True)
+    assert set(fresh["arms"]) == {"rl", "control", "rft"} and fresh["kl"]["stages"]["rl"]["kl_per_sequence"] >= 0
 
 
 def test_adapter_layers_the_model_lacks_stop_the_run_before_any_stage(tmp_path, tiny_model):
