@@ -2,12 +2,13 @@
 
 A process that has already trained and evaluated models runs the next one slower than a fresh process does:
 on 2 CPU cores, the same greedy evaluation of 750 tasks took 310 s at the end of a ``rlvr quickstart`` run and
-248 s in a fresh process, with the same completions (``docs/training.md``). ``rlvr quickstart`` therefore trains
-and measures each arm in a fresh process. The call, its arguments and its result travel by pickle; the child
-is started with ``spawn`` (nothing of the parent's memory is inherited), imports the same ``--plugin`` modules,
-logs like the parent, and leaves Ctrl-C to the parent, which ends it. An exception in the child is raised again
-in the parent, with the child's traceback as its cause; a child that dies without a result (killed, out of
-memory) is a ``RuntimeError`` naming its exit code. A script that calls this must guard its entry point with
+248 s in a fresh process, with the same completions (``docs/results/confirm.md``). ``rlvr quickstart``
+therefore trains and measures each arm in a fresh process. The call, its arguments and its result travel by
+pickle; the child is started with ``spawn`` (nothing of the parent's memory is inherited), imports the same
+``--plugin`` modules (a family registered by code in the parent, not by a plugin, is unknown there), logs like
+the parent, and leaves Ctrl-C to the parent, which ends it. An exception in the child is raised again in the
+parent, with the child's traceback as its cause; a child that dies without a result (killed, out of memory) is
+a ``RuntimeError`` naming its exit code. A script that calls this must guard its entry point with
 ``if __name__ == "__main__":``.
 """
 from __future__ import annotations
@@ -47,11 +48,13 @@ class LogSetup:
 
     @classmethod
     def of_parent(cls) -> "LogSetup":
+        """This process's root logger: its level and its first handler's format."""
         root = logging.getLogger()
         formatter = next((h.formatter for h in root.handlers if h.formatter is not None), None)
         return cls(root.level, getattr(formatter, "_fmt", None), getattr(formatter, "datefmt", None))
 
     def apply(self) -> None:
+        """Set this process's root logger up the same way."""
         if self.format is not None:
             logging.basicConfig(level=self.level, format=self.format, datefmt=self.datefmt)
         else:

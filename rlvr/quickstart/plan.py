@@ -32,7 +32,8 @@ class QuickstartOptions:
     same tasks, model and settings (and write it when absent). ``eval_every``: also keep and score a
     checkpoint every that many RL steps (:mod:`rlvr.quickstart.step_scan`). ``skip_before``: reuse the base
     scores of a previous run in ``output_dir``. ``fresh_arms``: train, score and measure each arm in a fresh
-    process (the command's default; the outputs are the same), which imports ``plugins`` first.
+    process (the command's default; the outputs are the same), which imports ``plugins`` first (a family
+    registered by code in this process, not by a plugin, is unknown there).
     """
 
     recipe: str = "quickstart"

@@ -6,6 +6,8 @@ import json
 import pytest
 
 from rlvr.train.progress import SFT_KEYS, compact_line
+from rlvr.fresh_process import call_in_fresh_process
+import rlvr.quickstart.run as run_module
 from rlvr.quickstart import QuickstartOptions, run_quickstart
 from rlvr.quickstart.report import render_table
 from rlvr.quickstart.scores import StageResult, build_summary, score_records
@@ -117,9 +119,16 @@ def test_the_default_quickstart_shape_with_the_tiny_model(tmp_path, tiny_model):
 
 
 @pytest.mark.slow
-def test_each_arm_in_a_fresh_process_gives_the_same_run(tmp_path, tiny_model):
+def test_each_arm_in_a_fresh_process_gives_the_same_run(tmp_path, tiny_model, monkeypatch):
     """``fresh_arms`` (the command's default) trains and measures each arm in its own process: every score, budget
     and answer is the one the single-process run gives; only the times differ."""
+    children = []
+
+    def counted(fn, *args, **kwargs):
+        children.append(args[1])
+        return call_in_fresh_process(fn, *args, **kwargs)
+
+    monkeypatch.setattr(run_module, "call_in_fresh_process", counted)
     overrides = ["--model_name_or_path", tiny_model, "--max_completion_length", "6", "--report_to", "none",
                  "--sft_steps", "1", "--sft_train_size", "2", "--sft_batch_size", "2", "--per_device_train_batch_size", "4",
                  "--num_generations", "2", "--lora_layers", "top:1", "--arms", "rl,control,rft",
@@ -128,15 +137,18 @@ def test_each_arm_in_a_fresh_process_gives_the_same_run(tmp_path, tiny_model):
     runs = {}
     for fresh in (False, True):
         out = tmp_path / ("fresh" if fresh else "one")
-        run_quickstart(QuickstartOptions(output_dir=str(out), max_steps=2, eval_size=2, max_new_tokens=6, fresh_arms=fresh, base_cache=False,
+        run_quickstart(QuickstartOptions(output_dir=str(out), max_steps=2, eval_size=2, max_new_tokens=6,
+                                         fresh_arms=fresh, base_cache=False,
                                          overrides=[*overrides, "--output_dir", str(out / "train")]))
         summary = json.loads((out / "summary.json").read_text())
-        runs[fresh] = (summary, {stage: (out / f"eval_{stage}" / "records.json").read_text() for stage in ("rl", "control", "rft")})
+        runs[fresh] = (summary, {stage: (out / f"eval_{stage}" / "records.json").read_text()
+                                 for stage in ("rl", "control", "rft")})
+    assert children == ["rl", "control", "rft"]  # the fresh run's arms, each in a child; the other run's in none
     (one, one_records), (fresh, fresh_records) = runs[False], runs[True]
     assert fresh_records == one_records and set(fresh["seconds"]) == set(one["seconds"])
     for summary in (one, fresh):
-        for key in ("seconds", "warm_start"):
-            summary.pop(key)
+        summary.pop("seconds")
+        summary["warm_start"].pop("seconds")
         for arm in summary["arms"].values():
             for key in ("seconds", "sampling_seconds", "prompt_stream"):
                 arm.pop(key, None)
