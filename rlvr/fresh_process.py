@@ -6,7 +6,8 @@ on 2 CPU cores, the same greedy evaluation of 750 tasks took 310 s at the end of
 therefore trains and measures each arm in a fresh process. The call, its arguments and its result travel by
 pickle; the child is started with ``spawn`` (nothing of the parent's memory is inherited), imports the same
 ``--plugin`` modules (a family registered by code in the parent, not by a plugin, is unknown there), logs like
-the parent, and leaves Ctrl-C to the parent, which ends it. An exception in the child is raised again in the
+the parent, runs torch with the parent's thread count (another count sums floats in another order, so a
+KL or a near-tied greedy token could differ from the same call in the parent), and leaves Ctrl-C to the parent, which ends it. An exception in the child is raised again in the
 parent, with the child's traceback as its cause; a child that dies without a result (killed, out of memory) is
 a ``RuntimeError`` naming its exit code. A script that calls this must guard its entry point with
 ``if __name__ == "__main__":``.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import signal
+import sys
 import traceback
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -61,11 +63,21 @@ class LogSetup:
             logging.getLogger().setLevel(self.level)
 
 
+def torch_threads() -> int | None:
+    """This process's torch intra-op thread count, None when it has not imported torch."""
+    torch = sys.modules.get("torch")
+    return int(torch.get_num_threads()) if torch is not None else None
+
+
 def _child(conn: Connection, fn: Callable[..., Any], args: tuple[Any, ...], plugins: tuple[str, ...],
-           log: LogSetup) -> None:
+           log: LogSetup, threads: int | None) -> None:
     """The child's whole life: set up, make the call, send back ``("ok", result)`` or ``("error", exc, tb)``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the parent, which ends this process
     log.apply()
+    if threads is not None:
+        import torch  # the parent had imported it
+
+        torch.set_num_threads(threads)
     try:
         load_plugins(plugins)
         message: tuple[Any, ...] = ("ok", fn(*args))
@@ -88,7 +100,8 @@ def call_in_fresh_process(fn: Callable[..., Any], *args: Any, plugins: Sequence[
     ``plugins``: ``--plugin`` modules or files the child imports first. ``name`` names the process in errors."""
     ctx = multiprocessing.get_context("spawn")
     receive, send = ctx.Pipe(duplex=False)
-    process = ctx.Process(target=_child, args=(send, fn, args, tuple(plugins), LogSetup.of_parent()), name=name)
+    process = ctx.Process(target=_child, args=(send, fn, args, tuple(plugins), LogSetup.of_parent(), torch_threads()),
+                          name=name)
     try:
         process.start()  # pickles the call first: an argument that does not pickle raises here, nothing started
     except BaseException:
@@ -123,4 +136,4 @@ def _end(process: Any) -> None:
         process.join()
 
 
-__all__ = ["ChildTraceback", "call_in_fresh_process"]
+__all__ = ["ChildTraceback", "call_in_fresh_process", "torch_threads"]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rlvr.fresh_process import ChildTraceback, call_in_fresh_process
+from rlvr.fresh_process import ChildTraceback, call_in_fresh_process, torch_threads
 from rlvr.registry import list_families
 
 HANG_PLUGIN = Path(__file__).parent / "rewards" / "hang_family.py"
@@ -24,6 +24,17 @@ def test_an_error_in_the_child_is_raised_again_with_the_childs_traceback():
     with pytest.raises(ValueError, match="invalid literal") as info:
         call_in_fresh_process(int, "not a number")
     assert isinstance(info.value.__cause__, ChildTraceback) and "Traceback" in info.value.__cause__.text
+
+
+def test_the_child_runs_torch_with_the_parents_thread_count():
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    try:
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            assert torch_threads() == threads and call_in_fresh_process(torch_threads) == threads
+    finally:
+        torch.set_num_threads(before)
 
 
 def test_a_child_that_dies_without_a_result_names_its_exit_code():

@@ -12,6 +12,7 @@ from rlvr.commands.common import add_out_args, open_out, out_path, parse_option_
 from rlvr.commands.errors import UsageError
 from rlvr.commands.plugins import add_plugin_arg, suites_help
 from rlvr.eval.config import DECODINGS
+from rlvr.generation.draw import DRAWS
 from rlvr.generation.grouped_attention import ATTENTION_CHOICES, GROUPED_SDPA
 
 
@@ -50,6 +51,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-size", type=positive_int, default=8, help="tasks generated together")
     p.add_argument("--temperature", type=float, help="default 0 (greedy) for one sample, 0.7 for several")
     p.add_argument("--top-p", type=float, default=0.95, help="nucleus sampling (with --temperature > 0)")
+    p.add_argument("--draw", choices=DRAWS, default="multinomial",
+                   help="transformers backend, with --temperature > 0: how a sampled token is drawn. multinomial "
+                        "(default): transformers' torch.multinomial, a race over every token; block_race: the same "
+                        "distribution from a race over blocks of the vocabulary, then within the winning block "
+                        "(faster on CPU; another random stream)")
     p.add_argument("--device", default="auto", help="transformers backend: cpu, cuda, cuda:1, auto")
     p.add_argument("--dtype", default="auto", help="float32, bfloat16, float16, auto")
     p.add_argument("--static-cache", action="store_true",
@@ -135,7 +141,7 @@ def _config(args: argparse.Namespace):
         max_new_tokens=args.max_new_tokens, batch_size=args.batch_size, temperature=args.temperature,
         top_p=args.top_p, device=args.device, dtype=args.dtype, chat_template=args.chat_template,
         threads=args.threads, static_cache=args.static_cache, decoding=args.decoding, attention=args.attention,
-        base_url=args.base_url, api_key_env=args.api_key_env, request_timeout=args.request_timeout,
+        draw=args.draw, base_url=args.base_url, api_key_env=args.api_key_env, request_timeout=args.request_timeout,
         concurrency=args.concurrency, options=parse_option_pairs(args.option), tasks_file=args.tasks_file,
         overwrite=args.overwrite, progress=args.progress, plots=args.plots,
     )

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from rlvr.generation.decoding import DECODINGS
+from rlvr.generation.draw import DRAWS
 from rlvr.generation.grouped_attention import ATTENTION_CHOICES
 
 #: backends ``rlvr eval --backend`` accepts (``auto``: vllm on a CUDA device when installed, else transformers)
@@ -18,7 +19,7 @@ REFERENCE_BACKENDS = ("oracle", "copy-input")
 #: fields that change what a completion would be: a resumed run must agree on all of them
 GENERATION_FIELDS = (
     "model", "adapter", "backend", "base_url", "samples", "seed", "max_new_tokens",
-    "temperature", "top_p", "chat_template", "dtype",
+    "temperature", "top_p", "chat_template", "dtype", "draw",
 )
 
 
@@ -38,7 +39,9 @@ class EvalConfig:
     ``sort_by_length``: batch the tasks longest prompt first (less padding; results come back in task
     order and the greedy text is the same). ``decoding`` (``dynamic``, ``static``, ``fixed``) and ``attention``:
     how the transformers backend keeps its KV cache and which attention it runs (see
-    :class:`~rlvr.eval.backends.hf.TransformersBackend`); ``static_cache`` is ``decoding="static"``.
+    :class:`~rlvr.eval.backends.hf.TransformersBackend`); ``static_cache`` is ``decoding="static"``. ``draw``: how
+    the transformers backend draws a sampled token (:data:`rlvr.generation.draw.DRAWS`; ``block_race`` samples
+    faster on a CPU, from the same distribution).
     """
 
     model: str = "default"
@@ -71,12 +74,15 @@ class EvalConfig:
     static_cache: bool = False
     decoding: str = "dynamic"
     attention: str | None = None
+    draw: str = "multinomial"
 
     def __post_init__(self) -> None:
         if self.static_cache and self.decoding == "dynamic":
             self.decoding = "static"
         if self.decoding not in DECODINGS:
             raise EvalConfigError(f"unknown decoding {self.decoding!r}; choose one of {list(DECODINGS)}")
+        if self.draw not in DRAWS:
+            raise EvalConfigError(f"unknown draw {self.draw!r}; choose one of {list(DRAWS)}")
         if self.attention is not None and self.attention not in ATTENTION_CHOICES:
             raise EvalConfigError(f"unknown attention {self.attention!r}; choose one of {list(ATTENTION_CHOICES)}")
         if self.splits is not None:
@@ -111,6 +117,8 @@ class EvalConfig:
         """The fields a resumed run must share with the run that wrote the out dir."""
         key = {name: getattr(self, name) for name in GENERATION_FIELDS}
         key["temperature"] = self.effective_temperature
+        if self.draw == "multinomial" or self.backend != "transformers" or self.effective_temperature == 0:
+            key["draw"] = None  # transformers' own draw (as every run before the field), greedy, another backend
         if self.backend in REFERENCE_BACKENDS:  # no model: model-related fields do not matter
             for name in ("model", "adapter", "base_url", "max_new_tokens", "temperature", "top_p", "chat_template", "dtype"):
                 key[name] = None

@@ -130,14 +130,16 @@ def write_eval_tasks(path: Path, specs: dict[str, dict[str, Any]], seed: int) ->
 
 def evaluate(model: str, adapter: str | None, tasks_file: Path, out: Path, *, max_new_tokens: int,
              batch_size: int, device: str = "auto", dtype: str = "auto", samples: int = 1,
-             temperature: float | None = None, top_p: float = 1.0, seed: int = 0, overwrite: bool = True) -> EvalResult:
+             temperature: float | None = None, top_p: float = 1.0, seed: int = 0, overwrite: bool = True,
+             draw: str = "multinomial") -> EvalResult:
     """Evaluation of ``model`` (+ ``adapter``, merged into the weights) on ``tasks_file`` with :mod:`rlvr.eval`:
-    greedy by default; ``samples`` completions per task at ``temperature`` / ``top_p`` (seeded) otherwise. Without
+    greedy by default; ``samples`` completions per task at ``temperature`` / ``top_p`` (seeded; ``draw``:
+    :mod:`rlvr.generation.draw`) otherwise. Without
     ``overwrite``, the verdicts a run with the same settings left in ``out`` are kept and only the rest generated."""
     config = EvalConfig(
         model=model, adapter=adapter, tasks_file=str(tasks_file), out=str(out), backend="transformers",
         max_new_tokens=max_new_tokens, batch_size=batch_size, samples=samples, device=device, dtype=dtype,
-        temperature=temperature, top_p=top_p, seed=seed, plots=False, overwrite=overwrite,
+        temperature=temperature, top_p=top_p, seed=seed, plots=False, overwrite=overwrite, draw=draw,
     )
     return run_eval(config)
 
@@ -176,8 +178,9 @@ class Evaluator:
                temperature: float, top_p: float = 1.0, tasks_file: Path | None = None,
                max_new_tokens: int | None = None, folder: Path | None = None) -> EvalResult:
         """``samples`` completions per task of ``tasks_file`` (default this evaluator's) at ``temperature``,
-        seeded by the recipe's seed; records with every rollout in ``<name>/`` (or ``folder``: an earlier sampling
-        there with the same settings is read back, not repeated); time in ``seconds[name]``."""
+        seeded by the recipe's seed and drawn as its ``sampling_draw`` says; records with every rollout in
+        ``<name>/`` (or ``folder``: an earlier sampling there with the same settings is read back, not repeated);
+        time in ``seconds[name]``."""
         tasks = tasks_file or self.tasks_file
         say(f"sampling {what}: {samples} completions per task at temperature {temperature:g}")
         t0 = time.time()
@@ -186,7 +189,8 @@ class Evaluator:
                        max_new_tokens=max_new_tokens or self.plan.new_tokens,
                        batch_size=max(1, self.plan.options.eval_batch_size // samples), device=device.name,
                        dtype=self.plan.eval_dtype, samples=samples, temperature=temperature, top_p=top_p,
-                       seed=int(getattr(self.plan.recipe.training, "seed", 0) or 0), overwrite=folder is None)
+                       seed=int(getattr(self.plan.recipe.training, "seed", 0) or 0), overwrite=folder is None,
+                       draw=self.plan.recipe.task.sampling_draw)
         self.seconds[name] = round(time.time() - t0, 1)
         return res
 

@@ -15,6 +15,7 @@ import copy
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+from rlvr.generation.draw import drawn_generate
 from rlvr.generation.fixed_shape import FixedShapeDecoder, compile_config, fixed_shape_generate
 
 
@@ -92,8 +93,10 @@ class MergedGenerationHooks:
     """Mixin for a TRL GRPO/RLOO trainer: set ``rlvr_merged_generation`` True before training to sample from a
     :class:`MergedCopy` (built on first use, refreshed once per optimizer step), and ``rlvr_fixed_shape_generation``
     as well to sample through one kept static cache (:func:`rlvr.generation.fixed_shape.fixed_shape_generate`;
-    compiled on a GPU, or anywhere with ``rlvr_generation_compile_backend``)."""
+    compiled on a GPU, or anywhere with ``rlvr_generation_compile_backend``). ``rlvr_sampling_draw``: how the
+    model TRL samples from draws a token (:func:`rlvr.generation.draw.drawn_generate`; default TRL's own)."""
 
+    rlvr_sampling_draw: str = "multinomial"
     rlvr_merged_generation: bool = False
     rlvr_fixed_shape_generation: bool = False
     rlvr_generation_compile_backend: Any = None
@@ -101,9 +104,11 @@ class MergedGenerationHooks:
 
     def _generate_single_turn(self, *args: Any, **kwargs: Any):  # noqa: D102 - TRL hook
         if not (self.rlvr_merged_generation and self.model.training):
+            drawn_generate(self.accelerator.unwrap_model(self.model), self.rlvr_sampling_draw)
             return super()._generate_single_turn(*args, **kwargs)
         if self._rlvr_merged is None:
             self._rlvr_merged = MergedCopy(self.accelerator.unwrap_model(self.model), dtype=sampling_dtype(self.args))
+            drawn_generate(self._rlvr_merged.model, self.rlvr_sampling_draw)
             if self.rlvr_fixed_shape_generation:
                 decoder = FixedShapeDecoder(self._rlvr_merged.model, pad_token_id=self.generation_config.pad_token_id,
                                             compile=compile_config(self.rlvr_generation_compile_backend))

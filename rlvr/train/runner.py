@@ -244,6 +244,7 @@ def build_trainer(
     trainer.rlvr_sampler = sampler
     trainer.rlvr_dynamic = dynamic
     trainer.rlvr_prompt_log = []
+    trainer.rlvr_sampling_draw = task_args.sampling_draw
     if adapter is not None and adapter.generate_merged:
         if not can_merge_generation(trainer):
             raise ValueError("generate_merged needs a LoRA adapter (use_peft), one process and no vLLM")

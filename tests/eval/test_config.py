@@ -20,3 +20,14 @@ def test_defaults_follow_the_arguments():
     assert EvalConfig(backend="oracle", model="m1").generation_key() == EvalConfig(backend="oracle", model="m2").generation_key()
     assert EvalConfig(model="m1").generation_key() != EvalConfig(model="m2").generation_key()
     assert EvalConfig(batch_size=1).generation_key() == EvalConfig(batch_size=16).generation_key()
+
+
+def test_the_draw_pins_a_sampled_transformers_run_only():
+    sampled = EvalConfig(samples=4, draw="block_race").generation_key()
+    assert sampled["draw"] == "block_race" and sampled != EvalConfig(samples=4).generation_key()
+    # transformers' own draw, greedy decoding and other backends leave the key as runs written before the field
+    assert EvalConfig(samples=4).generation_key()["draw"] is None
+    assert EvalConfig(draw="block_race").generation_key()["draw"] is None
+    assert EvalConfig(samples=4, backend="oracle", draw="block_race").generation_key()["draw"] is None
+    with pytest.raises(EvalConfigError, match="unknown draw 'gumbel'"):
+        EvalConfig(draw="gumbel")

@@ -103,6 +103,21 @@ def test_decoding_and_attention_reach_the_backend(make_config, tiny_gqa_model):
         make_config(attention="fast")
 
 
+def test_the_draw_reaches_the_backend_and_each_draw_repeats_its_samples(make_config, tiny_gqa_model):
+    tasks = _tasks(make_config, 2)[:3]
+    texts = {}
+    for draw in ("block_race", "multinomial"):
+        config = make_config(model=tiny_gqa_model, backend="transformers", samples=3, temperature=0.8, draw=draw,
+                             max_new_tokens=6, threads=1)
+        runs = [[[c.text for c in row] for row in make_backend(config).generate(tasks, 3)] for _ in range(2)]
+        assert runs[0] == runs[1] and len({t for row in runs[0] for t in row}) > 3
+        texts[draw] = runs[0]
+    assert texts["block_race"] != texts["multinomial"]  # the same distribution, another random stream
+    assert getattr(make_backend(config).model.generate, "rlvr_draw", None) is None  # multinomial: transformers' own
+    with pytest.raises(ValueError, match="unknown sampling draw"):
+        TransformersBackend(tiny_gqa_model, draw="gumbel")
+
+
 def test_grouped_attention_gives_sdpa_greedy_texts_and_logits(tiny_gqa_model, make_config, graph_counter):
     tasks = _tasks(make_config, 3)
     plain = TransformersBackend(tiny_gqa_model, max_new_tokens=6, threads=1, attention="sdpa")

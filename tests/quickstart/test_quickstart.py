@@ -54,7 +54,8 @@ def test_quickstart_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
                    "--plateau", json.dumps({"set": "valid", "size": 2, "every": 1, "stop": False}),
                    "--pass_at_k", json.dumps({"set": "test_in", "size": 2, "samples": 2}),
                    "--retention_set", json.dumps({"families": ["mol.count"], "split": "easy", "size": 2}),
-                   "--kl_set", json.dumps({"split": "valid", "size": 2}), "--rft", json.dumps({"temperature": 1.5})],
+                   "--kl_set", json.dumps({"split": "valid", "size": 2}), "--rft", json.dumps({"temperature": 1.5}),
+                   "--sampling_draw", "block_race"],
     )
     qs = tmp_path / "qs"
     assert result.stages == ["base", "warm", "rl", "control", "rft"] and result.treated == "rl"
@@ -102,6 +103,11 @@ def test_quickstart_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
     assert "pass@1 / pass@2 %" in report and "retention (mol.count easy" in report and "KL from the warm start" in report
     assert "against its step budget" in report and "| 1 |" in report
     assert (qs / "quickstart.png").stat().st_size > 10_000
+    # every sampled measurement (pass@k, KL, RFT's samples) drew as the recipe says; greedy ones draw nothing
+    keys = [json.loads(path.read_text())["generation"] for path in qs.rglob("run.json")]
+    sampled = [key for key in keys if key["temperature"] > 0]
+    assert len(sampled) >= 6 and all(key["draw"] == "block_race" for key in sampled)
+    assert all(key["draw"] is None for key in keys if key["temperature"] == 0)
 
 
 @pytest.mark.slow

@@ -76,7 +76,8 @@ def test_the_grpo_trainer_samples_from_the_copy_and_trains_the_adapter(tiny_mode
     from rlvr.train.runner import build_trainer
 
     recipe = parse_recipe(["--config", str(make_recipe(tmp_path / "r.yaml", tiny_model, tmp_path / "out")),
-                           "--generate_merged", "true", "--lora_layers", "top:1", "--max_steps", "2"], device=Device("cpu"))
+                           "--generate_merged", "true", "--lora_layers", "top:1", "--max_steps", "2",
+                           "--sampling_draw", "block_race"], device=Device("cpu"))
     seen = []
 
     class Watch(TrainerCallback):
@@ -88,6 +89,7 @@ def test_the_grpo_trainer_samples_from_the_copy_and_trains_the_adapter(tiny_mode
     assert trainer.rlvr_merged_generation
     trainer.train()
     assert seen == [(True, 0), (True, 1)]  # built at the first generation, refreshed once per optimizer step
+    assert trainer._rlvr_merged.model.generate.rlvr_draw == "block_race"  # the recipe's draw
     trainable = [n for n, p in trainer.model.named_parameters() if p.requires_grad]
     assert trainable and all(".layers.1." in n for n in trainable)
 
@@ -117,11 +119,13 @@ def test_the_copy_runs_the_plain_forward_in_its_own_dtype(tiny_model):
 def test_fixed_shape_sampling_equals_plain_sampling_and_compiles_once(tiny_model, graph_counter):
     from transformers import GenerationConfig
 
+    from rlvr.generation.draw import drawn_generate
     from rlvr.generation.fixed_shape import FixedShapeDecoder, compile_config, fixed_shape_generate
     from rlvr.train.merged_generation import MergedCopy
 
-    plain = MergedCopy(_peft_model(tiny_model, seed=3)).model
-    fixed = MergedCopy(_peft_model(tiny_model, seed=3)).model
+    # both draw by the block race, as the trainer's merged copy does (the draw first, the fixed shapes around it)
+    plain = drawn_generate(MergedCopy(_peft_model(tiny_model, seed=3)).model)
+    fixed = drawn_generate(MergedCopy(_peft_model(tiny_model, seed=3)).model)
     counter = graph_counter
     fixed_shape_generate(fixed, FixedShapeDecoder(fixed, pad_token_id=0, compile=compile_config(counter)))
     # TRL's call: sampling, compilation turned off, a fixed number of rows, prompts of changing length
@@ -156,3 +160,18 @@ def test_the_grpo_trainer_samples_through_fixed_shapes(tiny_model, tmp_path, mak
     assert trainer.state.global_step == 2
     with pytest.raises(ValueError, match="generate_merged: true as well"):
         parse_recipe(["--config", config, "--compile_generation", "true"], device=Device("cpu"))
+
+
+@pytest.mark.parametrize("draw", ["block_race", "multinomial"])
+def test_the_grpo_trainer_draws_as_the_recipe_says_without_a_merged_copy(tiny_model, tmp_path, make_recipe, draw):
+    from rlvr.device import Device
+    from rlvr.train.recipe import parse_recipe
+    from rlvr.train.runner import build_trainer
+
+    recipe = parse_recipe(["--config", str(make_recipe(tmp_path / "r.yaml", tiny_model, tmp_path / "out")),
+                           "--sampling_draw", draw, "--max_steps", "1"], device=Device("cpu"))
+    trainer = build_trainer(recipe.task, recipe.training, recipe.model, adapter=recipe.adapter)
+    trainer.train()
+    policy = trainer.accelerator.unwrap_model(trainer.model)
+    assert getattr(policy.generate, "rlvr_draw", None) == (draw if draw == "block_race" else None)
+    assert trainer.state.global_step == 1

@@ -48,7 +48,7 @@ def make_backend(config) -> Backend:
             config.model, adapter=config.adapter, device=config.device, dtype=config.dtype,
             max_new_tokens=config.max_new_tokens, temperature=config.effective_temperature,
             top_p=config.top_p, seed=config.seed, chat_template=config.chat_template, threads=config.threads,
-            decoding=config.decoding, attention=config.attention,
+            decoding=config.decoding, attention=config.attention, draw=config.draw,
         )
     if name == "vllm":
         return VLLMBackend(

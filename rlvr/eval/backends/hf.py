@@ -10,6 +10,7 @@ from typing import Any, Iterator, Sequence
 from rlvr.device import cuda_devices_in_use, resolve_device
 from rlvr.eval.backends.base import Backend, BackendUnavailable, Completion
 from rlvr.generation.decoding import DECODINGS
+from rlvr.generation.draw import check_draw, drawn_generate
 from rlvr.generation.fixed_shape import FixedShapeDecoder, compile_config
 from rlvr.generation.grouped_attention import set_attention
 from rlvr.models import load_model_and_tokenizer, quiet_checkpointing_aliases, resolve_model
@@ -65,6 +66,8 @@ class TransformersBackend(Backend):
     :data:`DECODINGS` (``static_cache=True`` is ``static``); the static ones compile the decoding step
     (``torch.compile``) on CUDA, and on any device with ``compile_backend`` (e.g. ``"eager"``). ``attention``:
     the model's attention implementation (:data:`rlvr.generation.grouped_attention.ATTENTION_CHOICES`; default its own).
+    ``draw``: how a sampled token is drawn (:mod:`rlvr.generation.draw`: ``block_race``, an exponential race over
+    blocks of the vocabulary and within the winning one, or transformers' ``multinomial``); greedy decoding draws nothing.
     """
 
     name = "transformers"
@@ -87,11 +90,13 @@ class TransformersBackend(Backend):
         decoding: str = "dynamic",
         attention: str | None = None,
         compile_backend: Any = None,
+        draw: str = "multinomial",
     ) -> None:
         super().__init__()
         decoding = "static" if static_cache and decoding == "dynamic" else decoding
         if decoding not in DECODINGS:
             raise ValueError(f"unknown decoding {decoding!r}; choose one of {list(DECODINGS)}")
+        check_draw(draw)
         try:
             import torch
             import transformers  # noqa: F401
@@ -124,7 +129,8 @@ class TransformersBackend(Backend):
                     model_obj = model_obj.merge_and_unload()
         self.adapter = adapter
         self.attention = attention
-        self.model = prepare_for_generation(set_attention(model_obj, attention).to(self.device))
+        self.model = drawn_generate(prepare_for_generation(set_attention(model_obj, attention).to(self.device)), draw)
+        self.draw = draw
         self.overlap_verification = self.device.startswith("cuda")  # the host verifies while the GPU decodes
         self._prompt_ids: dict[Any, list[int]] = {}  # token ids from prompt_lengths, used once by _encode
         self.decoding = decoding
