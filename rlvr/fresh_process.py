@@ -1,15 +1,15 @@
 """One function call in a fresh Python process: :func:`call_in_fresh_process`.
 
-A process that has already trained and evaluated models runs the next one slower than a fresh process does:
-on 2 CPU cores, the same greedy evaluation of 750 tasks took 310 s at the end of a ``rlvr quickstart`` run and
-248 s in a fresh process, with the same completions (``docs/results/confirm.md``). ``rlvr quickstart``
-therefore trains and measures each arm in a fresh process. The call, its arguments and its result travel by
-pickle; the child is started with ``spawn`` (nothing of the parent's memory is inherited), imports the same
-``--plugin`` modules (a family registered by code in the parent, not by a plugin, is unknown there), logs like
-the parent, runs torch with the parent's thread count (another count sums floats in another order, so a
-KL or a near-tied greedy token could differ from the same call in the parent), and leaves Ctrl-C to the parent, which ends it. An exception in the child is raised again in the
-parent, with the child's traceback as its cause; a child that dies without a result (killed, out of memory) is
-a ``RuntimeError`` naming its exit code. A script that calls this must guard its entry point with
+A process that has already trained and evaluated models runs the next one slower than a fresh process does: on 2 CPU
+cores, the same greedy evaluation of 750 tasks took 310 s at the end of a ``rlvr quickstart`` run and 248 s in a
+fresh process, with the same completions (``docs/results/confirm.md``). ``rlvr quickstart`` therefore trains and
+measures each arm in a fresh process. The call, its arguments and its result travel by pickle; the child is started
+with ``spawn`` (nothing of the parent's memory is inherited), imports the same ``--plugin`` modules (a family
+registered by code in the parent, not by a plugin, is unknown there), logs like the parent, runs torch with the
+parent's thread count (another count sums floats in another order, so a KL or a near-tied greedy token could differ
+from the same call in the parent), and leaves Ctrl-C to the parent, which ends it. An exception in the child is
+raised again in the parent, with the child's traceback as its cause; a child that dies without a result (killed, out
+of memory) is a ``RuntimeError`` naming its exit code. A script that calls this must guard its entry point with
 ``if __name__ == "__main__":``.
 """
 from __future__ import annotations

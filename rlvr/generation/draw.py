@@ -1,17 +1,17 @@
 """How a sampled token is drawn: an exponential race over blocks of the vocabulary, then within the block that won.
 
 transformers samples with ``torch.multinomial(probs, 1)``, which for one sample runs an exponential race: an
-exponential random number ``E`` for every vocabulary entry, and the token with the largest ``p / E``. On a CPU
-torch draws those exponentials one at a time: for 32 rows of SmolLM2's 49,152 tokens about 35-40 ms a decoded
-token on a 2-core CPU, a sixth of a sampled generation. :class:`BlockRaceDraw` splits the vocabulary into
-about ``sqrt(V)`` blocks of about ``sqrt(V)`` tokens (222 of 222 for SmolLM2) and runs two races: one over the
-blocks' probability masses, then one within the block that won. A token is drawn with probability
-``(mass / total) x (p / mass) = p / total``, as before, from about 450 exponentials a row instead of 49,152
-(about 1.5 ms). Each race keeps what makes torch's robust: logits that differ in their last digits (another
-thread count, another process) change a token only when two ratios tie that closely. (An inverse-CDF draw,
-one uniform number a row, is as fast but moves every token boundary above a changed probability, and so
-changes many more tokens.) The exponentials are ``-log(1 - u)``, ``u`` uniform float64 numbers from torch's
-global generator, so a seed gives the same tokens again.
+exponential random number ``E`` for every vocabulary entry, and the token with the largest ``p / E``. On a CPU torch
+draws those exponentials one at a time: for 32 rows of SmolLM2's 49,152 tokens 35-50 ms a decoded token on a 2-core
+CPU, about a fifth of a sampled generation. :class:`BlockRaceDraw` splits the vocabulary into about ``sqrt(V)``
+blocks of about ``sqrt(V)`` tokens (222 of 222 for SmolLM2) and runs two races: one over the blocks' probability
+masses, then one within the block that won. A token is drawn with probability
+``(mass / total) x (p / mass) = p / total``, as before, from about 450 exponentials a row instead of 49,152 (2-8 ms; ``scripts/bench_draw.py``,
+``docs/speed.md``). Each race keeps what makes torch's robust: logits that differ in their last digits (another
+thread count, another process) change a token only when two ratios tie that closely. (An inverse-CDF draw, one
+uniform number a row, is as fast but moves every token boundary above a changed probability, and so changes many
+more tokens.) The exponentials are ``-log(1 - u)``, ``u`` uniform float64 numbers (float32 on Apple's MPS, which has
+no float64) from torch's global generator, so a seed gives the same tokens again.
 
 It is a logits processor that applies the sampling warpers itself (temperature, top-k, top-p, min-p:
 transformers' own classes, in transformers' order), draws, and leaves only the drawn token a finite score;
@@ -26,7 +26,8 @@ import copy
 import math
 from typing import Any
 
-#: the draws a sampled generation may use; ``block_race`` is rlvr's default
+#: the draws a sampled generation may use (the first is rlvr's faster one; ``multinomial``, transformers' own, is
+#: the default of every option that names one)
 DRAWS = ("block_race", "multinomial")
 #: sampling fields of a ``GenerationConfig`` that :class:`BlockRaceDraw` applies itself
 _WARPED = ("temperature", "top_k", "top_p", "min_p")
@@ -42,11 +43,12 @@ def check_draw(draw: str) -> str:
 
 
 def exponentials(shape: tuple[int, ...], device: Any = None) -> Any:
-    """Standard exponential float32 numbers, ``-log(1 - u)`` of uniform float64 ``u`` from torch's global
-    generator; never 0 (the smallest positive float32 instead), so a zero probability never wins a race."""
+    """Standard exponential float32 numbers, ``-log(1 - u)`` of uniform float64 ``u`` (float32 on MPS) from torch's
+    global generator; never 0 (the smallest positive float32 instead), so a zero probability never wins a race."""
     import torch
 
-    u = torch.rand(shape, dtype=torch.float64, device=device)
+    wide = torch.float32 if torch.device(device or "cpu").type == "mps" else torch.float64
+    u = torch.rand(shape, dtype=wide, device=device)
     return u.neg_().log1p_().neg_().float().clamp_min_(torch.finfo(torch.float32).tiny)
 
 

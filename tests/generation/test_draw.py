@@ -60,8 +60,8 @@ def test_tokens_come_in_the_proportions_of_the_distribution():
 
 def test_logits_that_differ_in_their_last_digits_give_the_same_tokens():
     """What another thread count or process may do to the logits: a relative change of 1e-5. The race keeps every
-    token here (as torch.multinomial's race over every token does); an inverse-CDF draw over the same numbers moves dozens of the 2,000 (each
-    boundary above a changed probability shifts with it)."""
+    token here (as torch.multinomial's race over every token does); an inverse-CDF draw over the same numbers
+    moves dozens of the 2,000 (each boundary above a changed probability shifts with it)."""
     gen = torch.Generator().manual_seed(1)
     logits = 3 * torch.randn(2_000, 5_000, generator=gen)
     nudged = logits * (1 + 1e-5 * torch.randn(logits.shape, generator=gen))

@@ -66,8 +66,9 @@ class TransformersBackend(Backend):
     :data:`DECODINGS` (``static_cache=True`` is ``static``); the static ones compile the decoding step
     (``torch.compile``) on CUDA, and on any device with ``compile_backend`` (e.g. ``"eager"``). ``attention``:
     the model's attention implementation (:data:`rlvr.generation.grouped_attention.ATTENTION_CHOICES`; default its own).
-    ``draw``: how a sampled token is drawn (:mod:`rlvr.generation.draw`: ``block_race``, an exponential race over
-    blocks of the vocabulary and within the winning one, or transformers' ``multinomial``); greedy decoding draws nothing.
+    ``draw``: how a sampled token is drawn (:mod:`rlvr.generation.draw`: transformers' ``multinomial``, or
+    ``block_race``, an exponential race over blocks of the vocabulary and within the winning one); greedy
+    decoding draws nothing.
     """
 
     name = "transformers"
