@@ -33,6 +33,8 @@ DRAWS = ("block_race", "multinomial")
 _WARPED = ("temperature", "top_k", "top_p", "min_p")
 #: sampling fields it does not apply: a call that sets one keeps transformers' own sampling
 _UNSUPPORTED = {"top_h": None, "typical_p": 1.0, "epsilon_cutoff": 0.0, "eta_cutoff": 0.0}
+#: every field the draw reads: a call that passes one beside its ``generation_config`` keeps transformers' sampling
+_READ = ("do_sample", "num_beams", "num_return_sequences", *_WARPED, *_UNSUPPORTED)
 
 
 def check_draw(draw: str) -> str:
@@ -122,7 +124,8 @@ def drawn_generate(model: Any, draw: str = "block_race") -> Any:
 
     The call runs greedily with the draw after the call's own logits processors; prompts are
     repeated for ``num_return_sequences`` as ``generate`` repeats them (each prompt's samples on consecutive
-    rows). Calls that are not plain sampling, or that pass an assistant model, go to the model's own
+    rows). Calls that are not plain sampling, that give their settings other than as ``generation_config``
+    (positional arguments, a sampling field as a keyword), or that pass an assistant model, go to the model's own
     ``generate``. Installing twice is a no-op."""
     if check_draw(draw) == "multinomial" or getattr(model.generate, "rlvr_draw", None) == draw:
         return model
@@ -131,11 +134,13 @@ def drawn_generate(model: Any, draw: str = "block_race") -> Any:
     def generate(*args: Any, generation_config: Any = None, **kwargs: Any) -> Any:
         from transformers import LogitsProcessorList
 
-        warpers = None if args or generation_config is None or kwargs.get("assistant_model") is not None \
-            else sampling_warpers(generation_config, getattr(model, "generation_config", None))
+        defaults = getattr(model, "generation_config", None)
+        plain_call = args or generation_config is None or kwargs.get("assistant_model") is not None \
+            or any(name in kwargs for name in _READ)
+        warpers = None if plain_call else sampling_warpers(generation_config, defaults)
         if warpers is None:
             return plain(*args, generation_config=generation_config, **kwargs)
-        samples = int(_field(generation_config, model.generation_config, "num_return_sequences") or 1)
+        samples = int(_field(generation_config, defaults, "num_return_sequences") or 1)
         config = copy.deepcopy(generation_config)
         config.do_sample, config.num_return_sequences = False, 1
         for name in _WARPED:

@@ -106,14 +106,14 @@ def test_a_sampled_generate_draws_again_the_same_tokens_for_the_same_seed(model)
     assert outs[0].shape == (6, 14) and torch.equal(outs[0], outs[1]) and not torch.equal(outs[0], outs[2])
     assert torch.equal(outs[0][:3, :6], ids[:1].expand(3, -1))  # each prompt's samples on consecutive rows
     assert len(set(outs[0][:, 6:].flatten().tolist())) > 10  # sampled, not one token over and over
-    # what it leaves to transformers: greedy decoding, and a warper it does not apply
-    for config in (transformers.GenerationConfig(max_new_tokens=8, do_sample=False, pad_token_id=0),
-                   _config(typical_p=0.8)):
+    # what it leaves to transformers: greedy decoding, a warper it does not apply, a sampling field as a keyword
+    for config, extra in ((transformers.GenerationConfig(max_new_tokens=8, do_sample=False, pad_token_id=0), {}),
+                          (_config(typical_p=0.8), {}), (_config(), {"temperature": 0.3})):
         got = []
         for m in (model, drawn):
             torch.manual_seed(3)
             with torch.no_grad():
-                got.append(m.generate(input_ids=ids, attention_mask=mask, generation_config=config))
+                got.append(m.generate(input_ids=ids, attention_mask=mask, generation_config=config, **extra))
         assert torch.equal(*got)
     assert sampling_warpers(_config(num_beams=2)) is None
 

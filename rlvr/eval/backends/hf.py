@@ -131,7 +131,6 @@ class TransformersBackend(Backend):
         self.adapter = adapter
         self.attention = attention
         self.model = drawn_generate(prepare_for_generation(set_attention(model_obj, attention).to(self.device)), draw)
-        self.draw = draw
         self.overlap_verification = self.device.startswith("cuda")  # the host verifies while the GPU decodes
         self._prompt_ids: dict[Any, list[int]] = {}  # token ids from prompt_lengths, used once by _encode
         self.decoding = decoding
