@@ -66,3 +66,12 @@ def test_missing_vllm_is_a_clear_error(tmp_path, capsys):
                  "--no-progress"])
     assert code == 2
     assert "pip install 'rlvr-chem[vllm]'" in capsys.readouterr().err
+
+
+def test_cli_draw_reaches_the_run_and_an_unknown_one_is_one_line(tmp_path, tiny_gqa_model, capsys):
+    out = _run(tmp_path, "raced", "transformers", "--model", tiny_gqa_model, "--samples", "2", "--temperature", "0.8",
+               "--max-new-tokens", "3", "--threads", "1", "--draw", "block_race")
+    assert json.loads((out / "run.json").read_text())["generation"]["draw"] == "block_race"
+    capsys.readouterr()
+    assert main(["eval", "--backend", "transformers", "--draw", "gumbel"]) == 2
+    assert "invalid choice: 'gumbel'" in capsys.readouterr().err
