@@ -1,4 +1,5 @@
-"""Trainer callbacks: step timing, the reward-driven curriculum and the frontier sampler's state."""
+"""Trainer callbacks: step timing, the reward-driven curriculum, the frontier sampler's state, the time budget and
+the guard that skips an optimizer step whose gradients are not finite."""
 from __future__ import annotations
 
 import json
@@ -133,3 +134,68 @@ class TimeBudgetCallback(TrainerCallback):
             control.should_save = args.save_strategy != "no"
             self.stopped_at = state.global_step
             log.info("time budget of %.1f min reached at step %d: stopping", self.seconds / 60, state.global_step)
+
+
+class NonFiniteGradCallback(TrainerCallback):
+    """Skips an optimizer step whose gradients hold a NaN or an infinity, instead of writing them into the weights.
+
+    A single non-finite gradient (a bfloat16 overflow in one backward pass, say) otherwise turns every weight into
+    NaN at the optimizer step, and the next sampled generation fails (on CUDA with a device-side assert). This
+    callback runs after the gradients are clipped and before the step: where any gradient is not finite (on any
+    process), it drops every gradient, so that the optimizer leaves the weights and its own state as they were,
+    logs a warning, and records the step in the logs (``skipped_steps``, the count so far). ``max_in_a_row``
+    skipped steps in a row stop the run with one line, since the weights are then not the problem. fp16 runs are
+    left to their gradient scaler, which skips such steps itself.
+    """
+
+    def __init__(self, max_in_a_row: int = 3) -> None:
+        if max_in_a_row < 1:
+            raise ValueError("max_in_a_row must be >= 1")
+        self.max_in_a_row = max_in_a_row
+        self.skipped: list[int] = []
+        self._in_a_row = 0
+
+    def on_pre_optimizer_step(self, args, state, control, model=None, **kwargs):
+        if model is None or getattr(args, "fp16", False):
+            return
+        grads = [p.grad for p in model.parameters() if p.grad is not None]
+        if not all_finite(grads):
+            for p in model.parameters():
+                p.grad = None
+            step = state.global_step + 1
+            self.skipped.append(step)
+            self._in_a_row += 1
+            log.warning("step %d: non-finite gradients; the optimizer step is skipped (%d skipped so far)",
+                        step, len(self.skipped))
+            if self._in_a_row >= self.max_in_a_row:
+                raise RuntimeError(f"training stopped: {self._in_a_row} optimizer steps in a row had non-finite "
+                                   f"gradients (steps {', '.join(map(str, self.skipped[-self._in_a_row:]))})")
+        else:
+            self._in_a_row = 0
+
+    def on_log(self, args, state, control, logs: dict[str, Any] | None = None, **kwargs):
+        if logs is not None and self.skipped and not any(k.startswith("eval_") for k in logs):
+            _annotate(state, logs, skipped_steps=len(self.skipped))
+
+
+def all_finite(grads: list[Any]) -> bool:
+    """Whether every tensor of ``grads`` has a finite norm, on every process: false for a NaN or an infinity, and
+    for a norm that overflows its dtype (which clipping could not use either). One device sync; a sharded gradient
+    is read by its local shard, and the answer is reduced over the process group."""
+    import torch
+    import torch.distributed as dist
+
+    local = [g.to_local() if hasattr(g, "to_local") else g for g in grads]
+    device = local[0].device if local else torch.device("cpu")
+    bad = torch.zeros((), dtype=torch.int32, device=device)
+    by_device: dict[Any, list[Any]] = {}
+    for g in local:
+        by_device.setdefault((g.device, g.dtype), []).append(g)
+    for group in by_device.values():  # one fused kernel per device and dtype: a norm is finite iff its tensor is
+        norms = torch._foreach_norm(group)
+        bad |= (~torch.isfinite(torch.stack([n.float() for n in norms]))).any().to(device=device, dtype=torch.int32)
+    if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
+        if dist.get_backend() == "nccl" and bad.device.type != "cuda":
+            bad = bad.cuda()
+        dist.all_reduce(bad, op=dist.ReduceOp.MAX)
+    return not bool(bad.item())

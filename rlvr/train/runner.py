@@ -219,8 +219,10 @@ def build_trainer(
     adapter: AdapterArguments | None = None,
 ) -> Any:
     """A ready-to-train TRL trainer for the recipe (model, tokenizer, datasets, rewards, LoRA on ``adapter``'s
-    layers, callbacks; sampling from a merged copy with ``adapter.generate_merged``)."""
-    from rlvr.train.progress import use_compact_console  # imports transformers
+    layers, callbacks; sampling from a merged copy with ``adapter.generate_merged``). An optimizer step whose
+    gradients are not finite is skipped (:class:`~rlvr.train.callbacks.NonFiniteGradCallback`)."""
+    from rlvr.train.callbacks import NonFiniteGradCallback  # imports transformers
+    from rlvr.train.progress import use_compact_console
 
     check_gpu_only_options(training_args)
     model_path = resolve_model(model_args.model_name_or_path or "default")
@@ -230,7 +232,8 @@ def build_trainer(
     curriculum = Curriculum.from_config(task_args.curriculum) if task_args.curriculum else None
     dynamic = DynamicSamplingConfig.from_mapping(task_args.dynamic_sampling)
     sampler = build_sampler(task_args, dynamic=dynamic is not None)
-    all_callbacks = [*task_callbacks(task_args, curriculum, sampler), *callbacks]
+    # the guard last, so that it reads the gradients every other callback leaves
+    all_callbacks = [*task_callbacks(task_args, curriculum, sampler), *callbacks, NonFiniteGradCallback()]
     trainer = trainer_class(task_args.algorithm)(
         model=model_path,
         reward_funcs=resolve_reward_funcs(task_args.reward_funcs, reward_mode=task_args.reward_mode),

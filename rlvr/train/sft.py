@@ -154,10 +154,12 @@ def run_sft(
 
     ``callbacks`` are added to the trainer's; one with ``replaces_console`` (e.g.
     :class:`~rlvr.train.progress.CompactProgress`) replaces transformers' per-step metrics printing.
+    An optimizer step whose gradients are not finite is skipped (:class:`~rlvr.train.callbacks.NonFiniteGradCallback`).
     """
     from trl import SFTTrainer
 
-    from rlvr.train.progress import use_compact_console  # imports transformers
+    from rlvr.train.callbacks import NonFiniteGradCallback  # imports transformers
+    from rlvr.train.progress import use_compact_console
 
     t0 = time.time()
     tokenizer = load_tokenizer(model_path)
@@ -165,7 +167,7 @@ def run_sft(
                              **(config_overrides or {}))
     with quiet_checkpointing_aliases():
         trainer = SFTTrainer(model=model_path, args=config, train_dataset=dataset, processing_class=tokenizer,
-                             peft_config=peft_config, callbacks=list(callbacks) or None)
+                             peft_config=peft_config, callbacks=[*callbacks, NonFiniteGradCallback()])
         compact_trainer_heads(trainer, outputs=("log_probs", "entropy", "is_top1"))  # CPU: completion tokens only
         use_compact_console(trainer, callbacks)
         output = trainer.train()
