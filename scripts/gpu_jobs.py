@@ -1,4 +1,5 @@
-"""Prepared GPU jobs: each runs as one command of at most 9 minutes on one H100/H200 and writes at most 8 files.
+"""Prepared GPU jobs: each runs as one command of at most 9 minutes on one H100/H200 and writes at most 8 files
+(a seeds job given ``--budget`` over 540 s runs detached over two commands, docs/results/gpu.md).
 
     bash scripts/gpu_jobs.sh rl-tune --out "$OUT"               # on the GPU machine (docs/results/gpu.md)
     bash scripts/gpu_jobs.sh rl-tune --rehearse --out /tmp/rt   # the same steps on CPU with the tiny model
@@ -51,6 +52,9 @@ from rlvr.bench.gpu_jobs import (EVAL_SIZES, GRPO_EVAL_SIZES, REHEARSAL_SETS, RU
 PY = sys.executable
 #: the whole job, files written, in seconds (one device command may run 10 minutes)
 BUDGET_S = 540
+#: the most ``--budget`` a seeds job may ask for: a session's 15 device minutes less its set-up and the fetch, the
+#: job then running detached over two device commands (docs/results/gpu.md)
+MAX_BUDGET_S = 800
 JOBS = ("rl-tune", "rl", "speed", "molecules-tune", "molecules", "fsdp")
 SEEDS = (0, 1, 2)
 
@@ -74,7 +78,8 @@ class Tuning:
 @dataclass(frozen=True)
 class Claims:
     """Three seeds of ``rlvr quickstart`` side by side; GRPO is capped (``--minutes``) at the time left minus
-    ``reserve_s`` (the runs' other stages); the phase does not start with less than ``min_s`` left."""
+    ``reserve_s`` (the runs' other stages); the phase does not start with less than ``min_s`` left. ``deadline``
+    is the plan's at :data:`BUDGET_S`; ``--budget`` moves it by the difference."""
 
     recipe: str
     deadline: int
@@ -102,7 +107,7 @@ PLANS: dict[str, dict[str, Any]] = {
         "quickstart_gpu", "valid:100",
         rl_grid=(SHAPE.format(24, 64, 4, "1e-4"), SHAPE.format(24, 64, 4, "3e-5"), SHAPE.format(24, 64, 4, "3e-4"),
                  SHAPE.format(48, 32, 2, "1e-4")),
-        control_grid=CONTROL_RATES, rft_grid=RFT_RATES, warm_deadline=150, rl_deadline=360, arms_deadline=525)},
+        control_grid=CONTROL_RATES, rft_grid=RFT_RATES, warm_deadline=195, rl_deadline=380, arms_deadline=530)},
     "rl": {"claims": Claims("quickstart_gpu", deadline=525, reserve_s=300, min_s=360)},
     "speed": {"eval_levers": 280, "grpo_levers": 430, "eval_confirm": 500, "grpo_confirm": 530},
     "molecules-tune": {"tuning": Tuning(
@@ -133,8 +138,8 @@ class JobError(RuntimeError):
 class Run:
     """One job's clock, work folder, commands and their outcomes."""
 
-    def __init__(self, job: str, work: Path, rehearse: bool, tiny: str | None) -> None:
-        self.job, self.work, self.rehearse, self.tiny = job, work, rehearse, tiny
+    def __init__(self, job: str, work: Path, rehearse: bool, tiny: str | None, budget: int = BUDGET_S) -> None:
+        self.job, self.work, self.rehearse, self.tiny, self.budget = job, work, rehearse, tiny, budget
         self.device = "cpu" if rehearse else "cuda"
         self.t0 = time.monotonic()
         self.phases: list[dict[str, Any]] = []
@@ -344,12 +349,13 @@ def read_score(out: Path, name: str) -> dict[str, Any] | None:
 
 def claims(run: Run, spec: Claims, overrides: list[str], state: dict[str, Any]) -> None:
     """Three seeds side by side, then ``scripts/quickstart_seeds.py`` over those that finished."""
-    left = spec.deadline - run.elapsed()
+    deadline = spec.deadline + run.budget - BUDGET_S
+    left = deadline - run.elapsed()
     if left < spec.min_s:
         raise JobError(f"only {left:.0f} s left for the seeds, which need {spec.min_s} s: the checks before them overran")
     minutes = max(0.5, (left - spec.reserve_s) / 60)
     commands = [(f"seed{s}", quickstart_argv(run, spec, s, overrides, minutes)) for s in SEEDS]
-    rows = run.parallel("seeds", commands, spec.deadline)
+    rows = run.parallel("seeds", commands, deadline)
     seeds = state["seeds"] = {"grpo_minutes_cap": round(minutes, 2), "overrides": overrides, "runs": {}}
     asked = dict(pairs(",".join(overrides))).get("max_steps")
     for r in rows:
@@ -363,7 +369,7 @@ def claims(run: Run, spec: Claims, overrides: list[str], state: dict[str, Any]) 
     if done:
         report = [PY, str(ROOT / "scripts" / "quickstart_seeds.py"), *done]
         try:
-            [row] = run.parallel("seeds_report", [("quickstart_seeds", report)], round(min(BUDGET_S - 3, run.elapsed() + 45)))
+            [row] = run.parallel("seeds_report", [("quickstart_seeds", report)], round(min(run.budget - 3, run.elapsed() + 45)))
             state["seeds_report"] = Path(row["log"]).read_text(encoding="utf-8") if finished(row) else f"({why(row)})"
         except JobError as exc:  # the seeds' own files are what counts; their tables can be made again here
             state["seeds_report"] = f"(not run: {exc})"
@@ -496,7 +502,7 @@ def execute(args: argparse.Namespace) -> int:
         shutil.rmtree(args.work)
     args.work.mkdir(parents=True)
     tiny = tiny_model() if args.rehearse else None
-    run = Run(args.job, args.work, args.rehearse, tiny)
+    run = Run(args.job, args.work, args.rehearse, tiny, args.budget)
     described = machine(args.rehearse, ROOT)
     state: dict[str, Any] = {}
     status, message = "ok", None
@@ -516,8 +522,8 @@ def execute(args: argparse.Namespace) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
     result = {"job": args.job, "status": status, "message": message, "rehearsal": args.rehearse,
-              "seconds": round(run.elapsed(), 1), "budget_s": BUDGET_S, "machine": described,
-              "gpu_samples": samples.note, "plan": plan_of(args.job), "phases": run.phases,
+              "seconds": round(run.elapsed(), 1), "budget_s": run.budget, "machine": described,
+              "gpu_samples": samples.note, "plan": plan_of(args.job, args.budget), "phases": run.phases,
               **{k: state[k] for k in ("tuning", "verdicts", "launches", "traceback") if k in state},
               "seeds": seeds_brief(state.get("seeds"))}
     files = outputs(run, args, state, result)
@@ -617,8 +623,8 @@ def outputs(run: Run, args: argparse.Namespace, state: dict[str, Any], result: d
     return {"job.json": dumps(result), **files}
 
 
-def plan_of(job: str) -> dict[str, Any]:
-    """The job's phases and deadlines (seconds from its start)."""
+def plan_of(job: str, budget: int = BUDGET_S) -> dict[str, Any]:
+    """The job's phases and deadlines (seconds from its start; a seeds job's moved by ``budget``)."""
     plan = PLANS[job]
     if job == "speed":
         return dict(plan)
@@ -633,7 +639,7 @@ def plan_of(job: str) -> dict[str, Any]:
                    rft_candidates=list(t.rft_grid))
     if "claims" in plan:
         c = plan["claims"]
-        out.update(recipe=c.recipe, seeds=c.deadline, seeds_min_s=c.min_s, grpo_reserve_s=c.reserve_s)
+        out.update(recipe=c.recipe, seeds=c.deadline + budget - BUDGET_S, seeds_min_s=c.min_s, grpo_reserve_s=c.reserve_s)
     return out
 
 
@@ -647,6 +653,13 @@ def tiny_model() -> str:
 # ------------------------------------------------------------------------------------------------ command line
 def check(args: argparse.Namespace) -> None:
     """Every mistake in how the job was asked for, as one sentence (ValueError), before anything runs."""
+    if args.budget is None:
+        args.budget = BUDGET_S
+    elif "claims" not in PLANS[args.job]:
+        raise ValueError(f"--budget is for the jobs that run seeds (rl, molecules), not {args.job}")
+    elif not BUDGET_S <= args.budget <= MAX_BUDGET_S:
+        raise ValueError(f"--budget {args.budget}: give {BUDGET_S}-{MAX_BUDGET_S} seconds (above {BUDGET_S} the job "
+                         "outlasts one device command: run it detached, docs/results/gpu.md)")
     args.work = (args.work or ROOT / "outputs" / "gpu-jobs" / args.job).resolve()
     args.out = (args.out or ROOT / "outputs" / "gpu-jobs" / f"{args.job}-results").resolve()
     if args.out == args.work or args.work in args.out.parents:
@@ -713,7 +726,7 @@ def dry_run(args: argparse.Namespace) -> dict[str, Any]:
     if "claims" in plan:
         chosen = json.loads(args.tuning.read_text(encoding="utf-8"))["overrides"]
         phases.append(["seeds", [quickstart_argv(run, plan["claims"], s, chosen, 0.0) for s in SEEDS]])
-    return {"job": args.job, "plan": plan_of(args.job), "phases": phases}
+    return {"job": args.job, "plan": plan_of(args.job, args.budget), "phases": phases}
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -735,6 +748,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rehearse", action="store_true", help="the same steps on CPU with the tiny model")
     parser.add_argument("--tuning", type=Path, help="rl, molecules: the tuning.json of JOB-tune, whose choice the seeds "
                                                     "run with (default docs/results/gpu/JOB-tune/tuning.json)")
+    parser.add_argument("--budget", type=int, help=f"rl, molecules: the job's seconds, files written (default {BUDGET_S}, "
+                                                  f"at most {MAX_BUDGET_S}); the seeds' deadline moves with it")
     parser.add_argument("--overwrite", action="store_true", help="replace what an earlier run left in --out and --work")
     parser.add_argument("--dry-run", action="store_true", help="print the commands the job would run, run nothing")
     args = parser.parse_args(argv)

@@ -70,11 +70,12 @@ def test_rl_tune_then_rl_rehearse_end_to_end(jobs, tmp_path, monkeypatch):
 
     seeds_out = tmp_path / "seeds-out"
     assert jobs.main(["rl", "--rehearse", "--tuning", str(tune_out / "tuning.json"), "--work", str(tmp_path / "seeds"),
-                      "--out", str(seeds_out)]) == 0
+                      "--out", str(seeds_out), "--budget", "700"]) == 0
     files = sorted(p.name for p in seeds_out.iterdir())
     assert len(files) <= MAX_FILES and {"summaries.json", "report.md", "runs.tar.gz", "tuning.json"} <= set(files)
     job = json.loads((seeds_out / "job.json").read_text())
     assert job["status"] == "ok" and job["tuning"]["from_file"] == str(tune_out / "tuning.json")
+    assert job["budget_s"] == 700 and job["plan"]["seeds"] == 685 and job["phases"][0]["deadline_s"] == 685
     assert {label: run["grpo_steps"] for label, run in job["seeds"]["runs"].items()} == {"seed0": 1, "seed1": 1, "seed2": 1}
     summaries = json.loads((seeds_out / "summaries.json").read_text())
     assert [summaries["runs"][f"seed{s}"]["summary"]["seed"] for s in (0, 1, 2)] == [0, 1, 2]
@@ -148,6 +149,19 @@ def test_every_grid_value_is_a_field_of_its_recipe_and_the_plans_fit(jobs, tmp_p
     bad = dataclasses.replace(jobs.PLANS["rl-tune"]["tuning"], rl_grid=("max_steps=24,per_device_train_batch_size=30",))
     with pytest.raises(jobs.JobError, match="does not take 'max_steps=24,per_device_train_batch_size=30'"):
         jobs.check_fields(jobs.Run("rl-tune", tmp_path, False, None), {"tuning": bad}, None)
+
+
+def test_the_recorded_gpu_choice_is_read_by_the_recipe_parser_and_a_budget_moves_the_seeds_deadline(jobs, tmp_path):
+    choice = json.loads((jobs.RESULTS / "rl-tune" / "tuning.json").read_text())
+    assert choice["recipe"] == "quickstart_gpu" and not choice["rehearsal"]
+    jobs.check_fields(jobs.Run("rl", tmp_path, False, None), jobs.PLANS["rl"], choice["overrides"])
+    for budget, deadline in ((None, 525), ("780", 765)):
+        proc = _cli("rl", "--dry-run", *(["--budget", budget] if budget else []), "--work", str(tmp_path / "w"),
+                    "--out", str(tmp_path / "o"))
+        assert proc.returncode == 0, proc.stderr
+        plan = json.loads(proc.stdout)
+        assert plan["plan"]["seeds"] == deadline
+        assert [a for a in plan["phases"][0][1][0] if a.startswith("max_steps=")] == ["max_steps=24"]
 
 
 def test_the_rehearsal_shrinks_sizes_and_keeps_rates():
@@ -234,6 +248,9 @@ def test_the_bundle_holds_at_most_eight_files_and_the_tarball_no_models(tmp_path
     (["nope"], "invalid choice: 'nope'"),
     (["speed", "--rehearse", "--tuning", "x.json"], "--tuning is for the jobs that run seeds"),
     (["rl", "--rehearse", "--tuning", "/no/such/tuning.json"], "run `bash scripts/gpu_jobs.sh rl-tune` first"),
+    (["speed", "--rehearse", "--budget", "700"], "--budget is for the jobs that run seeds (rl, molecules), not speed"),
+    (["rl", "--rehearse", "--budget", "900"], "--budget 900: give 540-800 seconds"),
+    (["rl", "--rehearse", "--budget", "500"], "--budget 500: give 540-800 seconds"),
 ])
 def test_mistakes_end_in_one_line(args, message, tmp_path):
     proc = _cli(*args, "--out", str(tmp_path / "o"), "--work", str(tmp_path / "w"))
