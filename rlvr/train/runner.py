@@ -53,6 +53,8 @@ class TrainResult:
     eval_metrics: dict[str, Any] = field(default_factory=dict)
     #: completion tokens generated over the run (drawn and resampled groups; this process), None where not counted
     generated_tokens: int | None = None
+    #: optimizer steps skipped for non-finite gradients (:class:`~rlvr.train.callbacks.NonFiniteGradCallback`)
+    skipped_steps: list[int] = field(default_factory=list)
     #: the trainer, kept alive after a multi-process run (see :func:`train`); not reported
     keepalive: Any = field(default=None, repr=False, compare=False)
 
@@ -337,6 +339,8 @@ def train(
 ) -> TrainResult:
     """Run a recipe end to end: train (resuming if asked), save the final adapter/model, report
     (``adapter``: the recipe's :class:`~rlvr.train.lora.AdapterArguments`)."""
+    from rlvr.train.callbacks import NonFiniteGradCallback  # imports transformers
+
     requested_model = model_args.model_name_or_path or "default"
     resume = resolve_resume(training_args.output_dir, training_args.resume_from_checkpoint)
     training_args.resume_from_checkpoint = resume
@@ -370,6 +374,8 @@ def train(
         last_train_log=train_logs[-1] if train_logs else {},
         eval_metrics=eval_metrics,
         generated_tokens=int(getattr(trainer, "rlvr_generated_tokens", 0)) or None,
+        skipped_steps=next((list(c.skipped) for c in trainer.callback_handler.callbacks
+                            if isinstance(c, NonFiniteGradCallback)), []),
     )
     if trainer.accelerator.is_main_process:
         write_run_info(Path(training_args.output_dir), result, history)

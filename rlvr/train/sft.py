@@ -27,7 +27,7 @@ import logging
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -75,6 +75,8 @@ class SFTResult:
     dataset: dict[str, Any]
     #: tokens the trainer counted over the run (prompt and completion; TRL's ``num_tokens``), None where not logged
     num_tokens: int | None = None
+    #: optimizer steps skipped for non-finite gradients (:class:`~rlvr.train.callbacks.NonFiniteGradCallback`)
+    skipped_steps: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -165,9 +167,10 @@ def run_sft(
     tokenizer = load_tokenizer(model_path)
     config = make_sft_config(sft_args, output_dir, use_cpu=use_cpu, seed=seed, cpu_bf16=cpu_bf16,
                              **(config_overrides or {}))
+    guard = NonFiniteGradCallback()
     with quiet_checkpointing_aliases():
         trainer = SFTTrainer(model=model_path, args=config, train_dataset=dataset, processing_class=tokenizer,
-                             peft_config=peft_config, callbacks=[*callbacks, NonFiniteGradCallback()])
+                             peft_config=peft_config, callbacks=[*callbacks, guard])
         compact_trainer_heads(trainer, outputs=("log_probs", "entropy", "is_top1"))  # CPU: completion tokens only
         use_compact_console(trainer, callbacks)
         output = trainer.train()
@@ -186,6 +189,7 @@ def run_sft(
         last_loss=float(losses[-1]) if losses else None,
         dataset=asdict(dataset_stats) if dataset_stats is not None else {},
         num_tokens=last_logged(trainer.state.log_history, "num_tokens"),
+        skipped_steps=list(guard.skipped),
     )
     if trainer.accelerator.is_main_process:
         with atomic_open(Path(output_dir) / "sft_info.json") as fh:

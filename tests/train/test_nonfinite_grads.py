@@ -77,7 +77,10 @@ def test_a_step_with_a_nan_gradient_leaves_the_weights_and_the_run_goes_on(tiny,
     poison = PoisonGrads({2})
     with caplog.at_level(logging.WARNING, logger="rlvr.train.callbacks"):
         result = _sft(tiny, tmp_path, 3, poison)
-    assert result.steps == 3
+    assert result.steps == 3 and result.skipped_steps == [2]
+    import json
+
+    assert json.loads((tmp_path / "sft" / "sft_info.json").read_text())["skipped_steps"] == [2]
     assert not _same(poison.before[1], poison.after[1])  # the lr is high enough that a step moves the adapter
     assert _same(poison.before[2], poison.after[2])  # the poisoned step wrote nothing
     assert not _same(poison.before[3], poison.after[3])
@@ -111,17 +114,37 @@ def test_fp16_runs_are_left_to_their_scaler_and_the_count_must_be_positive():
         NonFiniteGradCallback(max_in_a_row=0)
 
 
-def test_the_grpo_trainer_carries_the_guard_last(tiny, tmp_path):
+def _grpo_recipe(tiny: str, tmp_path, steps: int):
     from rlvr.train.recipe import parse_recipe
+
+    return parse_recipe(["--model_name_or_path", tiny, "--families", "stoich.t1", "--train_size", "8",
+                         "--max_steps", str(steps), "--per_device_train_batch_size", "2", "--num_generations", "2",
+                         "--max_completion_length", "8", "--output_dir", str(tmp_path / "grpo"), "--learning_rate", "1e-2",
+                         "--report_to", "none", "--save_strategy", "no", "--eval_strategy", "no"])
+
+
+def test_a_grpo_run_skips_the_poisoned_step_and_reports_it(tiny, tmp_path):
+    import json
+
+    from rlvr.train.runner import train
+
+    recipe = _grpo_recipe(tiny, tmp_path, 2)
+    poison = PoisonGrads({1})
+    result = train(recipe.task, recipe.training, recipe.model, callbacks=[poison], adapter=recipe.adapter)
+    assert result.global_step == 2 and result.skipped_steps == [1]
+    # without the guard the NaN would be in the adapter after step 1 (the tiny model's rewards are all 0, so
+    # step 2's advantages are too and it moves nothing either way)
+    assert _same(poison.before[1], poison.after[1]) and all(torch.isfinite(w).all() for w in poison.after[2])
+    assert json.loads((tmp_path / "grpo" / "run_info.json").read_text())["skipped_steps"] == [1]
+
+
+def test_the_grpo_trainer_carries_the_guard_last(tiny, tmp_path):
     from rlvr.train.runner import build_trainer
 
     class Mine(TrainerCallback):
         pass
 
-    recipe = parse_recipe(["--model_name_or_path", tiny, "--families", "stoich.t1", "--train_size", "4",
-                           "--max_steps", "1", "--per_device_train_batch_size", "2", "--num_generations", "2",
-                           "--max_completion_length", "8", "--output_dir", str(tmp_path / "grpo"),
-                           "--report_to", "none", "--save_strategy", "no", "--eval_strategy", "no"])
+    recipe = _grpo_recipe(tiny, tmp_path, 1)
     trainer = build_trainer(recipe.task, recipe.training, recipe.model, callbacks=[Mine()], adapter=recipe.adapter)
     callbacks = trainer.callback_handler.callbacks
     names = [type(c).__name__ for c in callbacks]
