@@ -54,14 +54,20 @@ class EvalSetInfo:
 
 
 @dataclass(frozen=True)
-class WrittenSets:
-    """What :func:`write_eval_tasks` wrote: the file, each set's :class:`EvalSetInfo`, and per task id its set's
-    group and its unit (``family|item``: tasks about one reaction or molecule share it)."""
+class EvalSetIndex:
+    """Each eval set's :class:`EvalSetInfo`, and per task id its set's group and its unit (``family|item``: tasks
+    about one reaction or molecule share it)."""
 
-    path: Path
     sets: dict[str, EvalSetInfo]
     groups: dict[str, str]
     units: dict[str, str]
+
+
+@dataclass(frozen=True)
+class WrittenSets(EvalSetIndex):
+    """What :func:`write_eval_tasks` wrote: the file, and the sets' :class:`EvalSetIndex`."""
+
+    path: Path
 
 
 def _task_identity(task: Task) -> str:
@@ -70,14 +76,10 @@ def _task_identity(task: Task) -> str:
 
 
 @dataclass(frozen=True)
-class DrawnSets:
-    """What :func:`draw_eval_tasks` drew: the tasks in file order, each set's :class:`EvalSetInfo`, and per task id
-    its set's group and its unit (as :class:`WrittenSets`)."""
+class DrawnSets(EvalSetIndex):
+    """What :func:`draw_eval_tasks` drew: the tasks in file order, and the sets' :class:`EvalSetIndex`."""
 
     tasks: list[Task]
-    sets: dict[str, EvalSetInfo]
-    groups: dict[str, str]
-    units: dict[str, str]
 
 
 def draw_eval_tasks(specs: dict[str, dict[str, Any]], seed: int) -> DrawnSets:
