@@ -54,7 +54,8 @@ def test_rl_tune_then_rl_rehearse_end_to_end(jobs, tmp_path, monkeypatch):
         ["job.json", "commands.sh", "nvidia_smi.csv", "log.txt", "report.md", "tuning.json", "runs.tar.gz"])
     job = json.loads((tune_out / "job.json").read_text())
     assert job["status"] == "ok" and job["rehearsal"] and job["seconds"] < jobs.BUDGET_S
-    assert [p["phase"] for p in job["phases"]] == ["warm_start", "rl_grid", "control_rft_grid"]
+    assert [p["phase"] for p in job["phases"]] == ["prepare", "warm_start", "rl_grid", "control_rft_grid"]
+    assert job["phases"][0]["commands"][0]["argv"][-1] == jobs.PREPARE_CODE
     tuning = json.loads((tune_out / "tuning.json").read_text())
     assert [len(tuning[arm]["candidates"]) for arm in ("rl", "control", "rft")] == [2, 1, 1]
     assert all(c["score"]["n"] == 2 for arm in ("rl", "control", "rft") for c in tuning[arm]["candidates"])
@@ -75,7 +76,8 @@ def test_rl_tune_then_rl_rehearse_end_to_end(jobs, tmp_path, monkeypatch):
     assert len(files) <= MAX_FILES and {"summaries.json", "report.md", "runs.tar.gz", "tuning.json"} <= set(files)
     job = json.loads((seeds_out / "job.json").read_text())
     assert job["status"] == "ok" and job["tuning"]["from_file"] == str(tune_out / "tuning.json")
-    assert job["budget_s"] == 700 and job["plan"]["seeds"] == 685 and job["phases"][0]["deadline_s"] == 685
+    assert job["budget_s"] == 700 and job["plan"]["seeds"] == 685
+    assert [(p["phase"], p["deadline_s"]) for p in job["phases"][:2]] == [("prepare", 90), ("seeds", 685)]
     assert {label: run["grpo_steps"] for label, run in job["seeds"]["runs"].items()} == {"seed0": 1, "seed1": 1, "seed2": 1}
     summaries = json.loads((seeds_out / "summaries.json").read_text())
     assert [summaries["runs"][f"seed{s}"]["summary"]["seed"] for s in (0, 1, 2)] == [0, 1, 2]
@@ -113,7 +115,8 @@ def test_every_planned_command_is_read_by_its_parser(jobs, job, rehearse, tmp_pa
     proc = subprocess.run([sys.executable, str(SCRIPT), job, *args], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     plan = json.loads(proc.stdout)
-    commands = [argv for _, group in plan["phases"] for argv in group]
+    assert plan["phases"][0] == ["prepare", [[sys.executable, "-c", jobs.PREPARE_CODE]]]
+    commands = [argv for _, group in plan["phases"][1:] for argv in group]
     assert commands
     for argv in commands:
         rlvr_argv = _quickstart_and_bench_argv(argv)
@@ -131,7 +134,7 @@ def test_every_planned_command_is_read_by_its_parser(jobs, job, rehearse, tmp_pa
             assert argv[argv.index("--device") + 1] == ("cpu" if rehearse else "cuda")
     seeds = [a for a in commands if "quickstart" in a]
     assert len(seeds) == (3 if "claims" in jobs.PLANS[job] else 0)
-    assert [phase for phase, _ in plan["phases"]] == list(jobs.PLANS["speed"]) if job == "speed" else True
+    assert [phase for phase, _ in plan["phases"][1:]] == list(jobs.PLANS["speed"]) if job == "speed" else True
 
 
 def test_every_grid_value_is_a_field_of_its_recipe_and_the_plans_fit(jobs, tmp_path):
@@ -146,6 +149,11 @@ def test_every_grid_value_is_a_field_of_its_recipe_and_the_plans_fit(jobs, tmp_p
             assert c.reserve_s < c.min_s <= c.deadline <= jobs.BUDGET_S - 10
     assert list(jobs.PLANS["speed"].values()) == sorted(jobs.PLANS["speed"].values())
     assert max(jobs.PLANS["speed"].values()) <= jobs.BUDGET_S - 10
+    # the prepare phase ends before any job's first deadline, and leaves a seeds job its minimum
+    firsts = [min(jobs.PLANS["speed"].values()), jobs.PLANS["fsdp"]["launches"][0].deadline,
+              *(p["tuning"].warm_deadline for p in jobs.PLANS.values() if "tuning" in p)]
+    assert jobs.PREPARE_DEADLINE + 60 <= min(firsts)
+    assert all(p["claims"].deadline - jobs.PREPARE_DEADLINE >= p["claims"].min_s for p in jobs.PLANS.values() if "claims" in p)
     bad = dataclasses.replace(jobs.PLANS["rl-tune"]["tuning"], rl_grid=("max_steps=24,per_device_train_batch_size=30",))
     with pytest.raises(jobs.JobError, match="does not take 'max_steps=24,per_device_train_batch_size=30'"):
         jobs.check_fields(jobs.Run("rl-tune", tmp_path, False, None), {"tuning": bad}, None)
@@ -161,7 +169,7 @@ def test_the_recorded_gpu_choice_is_read_by_the_recipe_parser_and_a_budget_moves
         assert proc.returncode == 0, proc.stderr
         plan = json.loads(proc.stdout)
         assert plan["plan"]["seeds"] == deadline
-        assert [a for a in plan["phases"][0][1][0] if a.startswith("max_steps=")] == ["max_steps=24"]
+        assert [a for a in plan["phases"][1][1][0] if a.startswith("max_steps=")] == ["max_steps=24"]
 
 
 def test_the_rehearsal_shrinks_sizes_and_keeps_rates():
@@ -316,11 +324,11 @@ def test_the_fsdp_plan_is_read_by_accelerate_and_the_recipe_parser(jobs, rehears
     proc = subprocess.run([sys.executable, str(SCRIPT), "fsdp", *args], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     plan = json.loads(proc.stdout)
-    assert [label for label, _ in plan["phases"]] == ["fsdp_lora", "fsdp_full", "zero2"]
+    assert [label for label, _ in plan["phases"]] == ["prepare", "fsdp_lora", "fsdp_full", "zero2"]
     deadlines = [x.deadline for x in jobs.PLANS["fsdp"]["launches"]]
     assert deadlines == sorted(deadlines) and deadlines[-1] <= jobs.BUDGET_S - 10
     kinds = []
-    for _, [argv] in plan["phases"]:
+    for _, [argv] in plan["phases"][1:]:
         assert argv[1:3] == ["-m", "accelerate.commands.launch"]
         launch = launch_command_parser().parse_args(argv[3:])
         assert launch.num_processes == 1 and launch.training_script.endswith("scripts/train.py")
