@@ -58,7 +58,8 @@ def rl_arm(ctx: ArmContext) -> ArmRun:
               "trained_completions": int(result.global_step) * shape.completions,
               "generated_completions": groups * shape.completions_per_prompt if groups else None,
               "trained_tokens": _whole(result.last_train_log.get("num_tokens")), "generated_tokens": result.generated_tokens,
-              "learning_rate": float(plan.recipe.training.learning_rate), "seconds": ctx.evaluator.seconds.get("rl", 0.0),
+              "learning_rate": float(plan.recipe.training.learning_rate), "skipped_steps": result.skipped_steps,
+              "seconds": ctx.evaluator.seconds.get("rl", 0.0),
               "prompt_stream": str(Path(plan.recipe.training.output_dir) / PROMPT_STREAM)}
     return ArmRun("rl", trained_adapter(plan), budget, result)
 
@@ -71,7 +72,8 @@ def control_arm(ctx: ArmContext) -> ArmRun:
     ctx.evaluator.seconds["control"] = seconds
     budget = {"steps": result.steps, "rows_per_step": control_rows_per_step(plan), "trained_completions": int(result.dataset.get("rows", 0)),
               "match": plan.recipe.control.control_match, "trained_tokens": result.num_tokens, "generated_tokens": 0,
-              "learning_rate": float(plan.recipe.control.control_learning_rate), "seconds": seconds}
+              "learning_rate": float(plan.recipe.control.control_learning_rate), "skipped_steps": result.skipped_steps,
+              "seconds": seconds}
     return ArmRun("control", result.adapter_dir, budget, result)
 
 

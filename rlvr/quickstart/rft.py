@@ -84,7 +84,7 @@ def train_rft(ctx: ArmContext) -> ArmRun:
                               "sampled_completions": len(tasks) * group, "kept_rows": len(rows),
                               "keep_rate": round(len(rows) / max(1, len(tasks) * group), 4), "temperature": temperature,
                               "learning_rate": float(options["learning_rate"]), "generated_tokens": generated,
-                              "trained_completions": 0, "trained_tokens": 0, "sampling_seconds": round(sampling_seconds, 1)}
+                              "trained_completions": 0, "trained_tokens": 0, "skipped_steps": [], "sampling_seconds": round(sampling_seconds, 1)}
     say(f"RFT arm: kept {len(rows)} of {len(tasks) * group} sampled completions ({100 * budget['keep_rate']:.0f} %); "
         f"{steps} SFT steps x {budget['rows_per_step']} rows")
     if not rows or steps == 0:
@@ -104,6 +104,6 @@ def train_rft(ctx: ArmContext) -> ArmRun:
                      merge=False, config_overrides={NEW_CHECKPOINTING: recipe_checkpointing(recipe.training)},
                      callbacks=callbacks)
     budget.update(steps=result.steps, trained_completions=result.steps * budget["rows_per_step"],
-                  trained_tokens=result.num_tokens, seconds=round(time.time() - t0, 1))
+                  trained_tokens=result.num_tokens, skipped_steps=result.skipped_steps, seconds=round(time.time() - t0, 1))
     ctx.evaluator.seconds["rft"] = budget["seconds"]
     return ArmRun("rft", result.adapter_dir, budget, result)

@@ -28,7 +28,7 @@ from rlvr.train.sft import SFTResult, cold_start, run_sft
 from rlvr.train.sft_data import build_sft_dataset, sft_mixture
 
 #: what the summary keeps of the warm start
-WARM_KEYS = ("steps", "first_loss", "last_loss", "merged_dir", "num_tokens", "seconds")
+WARM_KEYS = ("steps", "first_loss", "last_loss", "merged_dir", "num_tokens", "skipped_steps", "seconds")
 
 
 @dataclass(frozen=True)

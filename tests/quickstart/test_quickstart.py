@@ -79,6 +79,9 @@ def test_quickstart_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
     assert arms["control"]["steps"] == arms["rl"]["steps"] == 2 and arms["control"]["match"] == "completions"
     assert arms["control"]["rows_per_step"] == arms["rl"]["prompts_per_step"] * arms["rl"]["completions_per_prompt"]
     assert arms["rl"]["generated_tokens"] > 0 and arms["control"]["generated_tokens"] == 0
+    # no stage skipped an optimizer step (NonFiniteGradCallback), and each says so
+    assert [arms[a]["skipped_steps"] for a in ("rl", "control", "rft")] == [[], [], []]
+    assert summary["warm_start"]["skipped_steps"] == []
     assert arms["rft"]["sampled_completions"] == arms["rft"]["sampled_prompts"] * 2 and arms["rft"]["temperature"] == 1.5
     stream = (qs / "train" / "prompts.jsonl").read_text().splitlines()
     assert arms["rl"]["generated_completions"] == 2 * len(stream) and len(stream) >= 4

@@ -37,3 +37,10 @@ def test_the_table_has_a_column_of_every_stage_in_run_order():
     table = render_table({"base": score(0.0), "warm": score(0.6), "rl": score(0.7), "control": score(0.72)}).splitlines()
     assert table[0].startswith("| split | n | exact match %: base / warm start / RL / SFT control |")
     assert table[2].startswith("| in | 100 | 0.0 / 60.0 / 70.0 / 72.0 |")
+
+
+def test_skipped_steps_are_named_only_when_there_are_some():
+    (line,) = arm_lines({"rl": {**RL, "skipped_steps": [13, 29]}})
+    assert line.endswith("3.9 min; optimizer steps skipped for non-finite gradients: 13, 29")
+    (line,) = arm_lines({"rl": {**RL, "skipped_steps": []}})
+    assert line.endswith("3.9 min")
