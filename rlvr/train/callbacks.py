@@ -160,13 +160,15 @@ class NonFiniteGradCallback(TrainerCallback):
             return
         grads = [p.grad for p in model.parameters() if p.grad is not None]
         if not all_finite(grads):
+            bad = nonfinite_names(model)
             for p in model.parameters():
                 p.grad = None
             step = state.global_step + 1
             self.skipped.append(step)
             self._in_a_row += 1
-            log.warning("step %d: non-finite gradients; the optimizer step is skipped (%d skipped so far)",
-                        step, len(self.skipped))
+            where = f" in {len(bad)} of {len(grads)} tensors (first: {bad[0]})" if bad else " on another process"
+            log.warning("step %d: non-finite gradients%s; the optimizer step is skipped (%d skipped so far)",
+                        step, where, len(self.skipped))
             if self._in_a_row >= self.max_in_a_row:
                 raise RuntimeError(f"training stopped: {self._in_a_row} optimizer steps in a row had non-finite "
                                    f"gradients (steps {', '.join(map(str, self.skipped[-self._in_a_row:]))})")
@@ -176,6 +178,19 @@ class NonFiniteGradCallback(TrainerCallback):
     def on_log(self, args, state, control, logs: dict[str, Any] | None = None, **kwargs):
         if logs is not None and self.skipped and not any(k.startswith("eval_") for k in logs):
             _annotate(state, logs, skipped_steps=len(self.skipped))
+
+
+def nonfinite_names(model: Any) -> list[str]:
+    """The names of ``model``'s parameters whose gradient (this process's shard) holds a NaN or an infinity."""
+    import torch
+
+    out = []
+    for name, p in model.named_parameters():
+        if p.grad is not None:
+            g = p.grad.to_local() if hasattr(p.grad, "to_local") else p.grad
+            if not bool(torch.isfinite(g).all()):
+                out.append(name)
+    return out
 
 
 def all_finite(grads: list[Any]) -> bool:
