@@ -91,6 +91,10 @@ class Claims:
     reserve_s: int
     min_s: int
 
+    def deadline_at(self, budget: int) -> int:
+        """The seeds' deadline for a job of ``budget`` seconds."""
+        return self.deadline + budget - BUDGET_S
+
 
 @dataclass(frozen=True)
 class Launch:
@@ -354,7 +358,7 @@ def read_score(out: Path, name: str) -> dict[str, Any] | None:
 
 def claims(run: Run, spec: Claims, overrides: list[str], state: dict[str, Any]) -> None:
     """Three seeds side by side, then ``scripts/quickstart_seeds.py`` over those that finished."""
-    deadline = spec.deadline + run.budget - BUDGET_S
+    deadline = spec.deadline_at(run.budget)
     left = deadline - run.elapsed()
     if left < spec.min_s:
         raise JobError(f"only {left:.0f} s left for the seeds, which need {spec.min_s} s: the checks before them overran")
@@ -651,7 +655,7 @@ def plan_of(job: str, budget: int = BUDGET_S) -> dict[str, Any]:
                    rft_candidates=list(t.rft_grid))
     if "claims" in plan:
         c = plan["claims"]
-        out.update(recipe=c.recipe, seeds=c.deadline + budget - BUDGET_S, seeds_min_s=c.min_s, grpo_reserve_s=c.reserve_s)
+        out.update(recipe=c.recipe, seeds=c.deadline_at(budget), seeds_min_s=c.min_s, grpo_reserve_s=c.reserve_s)
     return out
 
 

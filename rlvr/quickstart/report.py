@@ -90,11 +90,15 @@ def arm_lines(arms: Mapping[str, Mapping[str, Any]]) -> list[str]:
                      f"{_count(b.get('trained_tokens'))}, generated tokens {_count(b.get('generated_tokens'))}, "
                      f"{float(b.get('seconds') or 0) / 60:.1f} min"
                      + (f" ({float(b['sampling_seconds']) / 60:.1f} of them sampling)" if b.get("sampling_seconds") else "")
-                     + (f"; optimizer steps skipped for non-finite gradients: {', '.join(map(str, b['skipped_steps']))}"
-                        if b.get("skipped_steps") else ""))
+                     + skipped_note(b.get("skipped_steps")))
     if len(arms) > 1:
         lines.append("  matched: optimizer steps and rows per step (step- and row-matched); generation is not matched")
     return lines
+
+
+def skipped_note(steps: Sequence[int] | None) -> str:
+    """``; optimizer steps skipped for non-finite gradients: 13, 29`` for a stage that skipped some, else ``""``."""
+    return f"; optimizer steps skipped for non-finite gradients: {', '.join(map(str, steps))}" if steps else ""
 
 
 def _headline(qs: QuickstartResult) -> list[str]:
@@ -103,8 +107,7 @@ def _headline(qs: QuickstartResult) -> list[str]:
     plateau = ws.get("plateau")
     stages = (f"warm start ({ws.get('steps')} SFT steps on verified worked solutions, loss {ws.get('first_loss') or 0:.2f} -> "
               f"{ws.get('last_loss') or 0:.2f}{'; plateau step ' + str(plateau.get('plateau_step')) if plateau else ''}"
-              f"{'; steps skipped for non-finite gradients: ' + ', '.join(map(str, ws['skipped_steps'])) if ws.get('skipped_steps') else ''}"
-              "), then "
+              f"{skipped_note(ws.get('skipped_steps'))}), then "
               if ws else "")
     options = t["options"][0] if t.get("options") else {}
     rl = f", RL {t['steps']} steps at {t['seconds_per_step']:.1f} s/step" if "steps" in t else ""

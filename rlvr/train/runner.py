@@ -235,7 +235,8 @@ def build_trainer(
     dynamic = DynamicSamplingConfig.from_mapping(task_args.dynamic_sampling)
     sampler = build_sampler(task_args, dynamic=dynamic is not None)
     # the guard last, so that it reads the gradients every other callback leaves
-    all_callbacks = [*task_callbacks(task_args, curriculum, sampler), *callbacks, NonFiniteGradCallback()]
+    guard = NonFiniteGradCallback()
+    all_callbacks = [*task_callbacks(task_args, curriculum, sampler), *callbacks, guard]
     trainer = trainer_class(task_args.algorithm)(
         model=model_path,
         reward_funcs=resolve_reward_funcs(task_args.reward_funcs, reward_mode=task_args.reward_mode),
@@ -250,6 +251,7 @@ def build_trainer(
     trainer.rlvr_dynamic = dynamic
     trainer.rlvr_prompt_log = []
     trainer.rlvr_sampling_draw = task_args.sampling_draw
+    trainer.rlvr_skipped_steps = guard.skipped  # the guard's own list: the steps it skips, as it skips them
     if adapter is not None and adapter.generate_merged:
         if not can_merge_generation(trainer):
             raise ValueError("generate_merged needs a LoRA adapter (use_peft), one process and no vLLM")
@@ -339,8 +341,6 @@ def train(
 ) -> TrainResult:
     """Run a recipe end to end: train (resuming if asked), save the final adapter/model, report
     (``adapter``: the recipe's :class:`~rlvr.train.lora.AdapterArguments`)."""
-    from rlvr.train.callbacks import NonFiniteGradCallback  # imports transformers
-
     requested_model = model_args.model_name_or_path or "default"
     resume = resolve_resume(training_args.output_dir, training_args.resume_from_checkpoint)
     training_args.resume_from_checkpoint = resume
@@ -374,8 +374,7 @@ def train(
         last_train_log=train_logs[-1] if train_logs else {},
         eval_metrics=eval_metrics,
         generated_tokens=int(getattr(trainer, "rlvr_generated_tokens", 0)) or None,
-        skipped_steps=next((list(c.skipped) for c in trainer.callback_handler.callbacks
-                            if isinstance(c, NonFiniteGradCallback)), []),
+        skipped_steps=list(trainer.rlvr_skipped_steps),
     )
     if trainer.accelerator.is_main_process:
         write_run_info(Path(training_args.output_dir), result, history)
