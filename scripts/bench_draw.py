@@ -7,7 +7,7 @@
    :class:`rlvr.generation.draw.BlockRaceDraw`.
 2. Sampled generation with the embedded SmolLM2-135M-Instruct: ``--rows`` completions (``--rows / 8`` prompts x 8,
    a GRPO group each) of exactly ``--new-tokens`` tokens at temperature 1, the model in each of ``--dtypes`` (a
-   bfloat16 model, as RL's merged copy on a CPU with native bfloat16), the two draws alternated ``--repeats``
+   bfloat16 model, as RL's merged copy on a CPU where bfloat16 is the faster dtype), the two draws alternated ``--repeats``
    times; seconds per generation, medians and the ratio.
 
 A benchmark, not a test: run it alone. Prints one line per measurement.

@@ -5,8 +5,8 @@
     python scripts/profile_grpo_step.py --device cuda --config recipes/quickstart_gpu.yaml --steps 9 \
         --levers steps_per_generation=1 steps_per_generation=4 gradient_checkpointing=true
 
-``--device cpu`` (the default) runs on the CPU (``use_cpu``; the recipe's bf16 kept only where the CPU multiplies
-bfloat16 natively, as in the quickstart); ``--device cuda`` runs the recipe as
+``--device cpu`` (the default) runs on the CPU (``use_cpu``; the recipe's bf16 kept only where bfloat16 is the
+faster dtype on this CPU, as in the quickstart); ``--device cuda`` runs the recipe as
 written. ``--levers KEY=VALUE[,KEY=VALUE] ...``: one run per lever, each the recipe plus that override (e.g. the
 generation batch through ``steps_per_generation`` or ``generation_batch_size``, gradient checkpointing),
 after a run of the recipe as it is; one line per run.

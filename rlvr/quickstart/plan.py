@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from rlvr.device import Device
+from rlvr.device import CPU_BF16_ENV, Device
 from rlvr.quickstart.claims import PrimaryTest, is_tuning_split
 from rlvr.quickstart.pooled import PooledDesign
 from rlvr.quickstart.step_scan import checkpoint_steps
@@ -90,11 +90,23 @@ class Plan:
 
     @property
     def eval_dtype(self) -> str:
-        """The dtype every stage is evaluated in: on a CPU run that trains in bf16 (a CPU that multiplies bfloat16
-        natively: the parser drops ``bf16`` elsewhere) bfloat16, else the device's."""
+        """The dtype every stage is evaluated in: on a CPU run that trains in bf16 (a CPU where bfloat16 is the
+        faster dtype: the parser drops ``bf16`` elsewhere) bfloat16, else the device's."""
         device = self.options.device
         cpu_bf16 = not device.is_accelerator and getattr(self.recipe.training, "bf16", False)
         return "bfloat16" if cpu_bf16 else device.dtype
+
+    @property
+    def runs_in(self) -> str:
+        """Where and in which dtype the run trains and evaluates, and on a CPU why: one phrase for the console."""
+        device = self.options.device
+        if device.is_accelerator:
+            return f"{device.name} in {device.dtype}"
+        if self.eval_dtype == "bfloat16":
+            return "cpu in bfloat16 autocast (the faster dtype on this CPU)"
+        if device.cpu_bf16:
+            return "cpu in float32 (the recipe asks for it)"
+        return f"cpu in float32 (bfloat16 is not the faster dtype on this CPU; {CPU_BF16_ENV}=1 forces it)"
 
     @property
     def reward_mode(self) -> str:

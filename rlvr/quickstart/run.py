@@ -45,7 +45,7 @@ def run_quickstart(options: QuickstartOptions | None = None, **fields: Any) -> Q
     if not plan.tests_a_claim:  # e.g. a tuning run on valid
         say(f"the primary test's split {plan.primary.split} is not among this run's eval sets "
             f"({', '.join(plan.specs)}): this run tests no claim")
-    say(f"loading the model {plan.recipe.model.model_name_or_path or 'default'}")
+    say(f"loading the model {plan.recipe.model.model_name_or_path or 'default'}; it runs on {plan.runs_in}")
     model = resolve_model(plan.recipe.model.model_name_or_path)
     check_layers_fit({"lora_layers": plan.recipe.adapter.lora_layers,
                       "sft_lora_layers": plan.recipe.sft.sft_lora_layers if plan.recipe.warm_starts else None}, model)

@@ -15,7 +15,8 @@ or the command line (``--key value`` overrides the file):
 The algorithm is read first (``algorithm: grpo|rloo``), because GRPOConfig and RLOOConfig share most field
 names and cannot sit in one parser. The device is resolved by the command (:func:`rlvr.device.resolve_device`)
 and passed in: off an accelerator, CPU mode is forced (``use_cpu``, no fp16; a recipe's ``bf16`` is kept only
-on a CPU that multiplies bfloat16 natively, where it means bfloat16 autocast, and dropped elsewhere).
+on a CPU where bfloat16 is the faster dtype (:func:`rlvr.device.cpu_prefers_bf16`), where it means bfloat16
+autocast, and dropped elsewhere).
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from rlvr.train.config import ALGORITHMS, TaskArguments, _load_structured, peek_
 from rlvr.train.lora import AdapterArguments
 from rlvr.train.sft_data import SFTArguments
 
-#: appended to the arguments on machines without an accelerator (bf16 too, unless the CPU multiplies it natively)
+#: appended to the arguments on machines without an accelerator (bf16 too, unless bfloat16 is faster on this CPU)
 CPU_OVERRIDES = ["--use_cpu", "true", "--fp16", "false"]
 NO_BF16 = ["--bf16", "false"]
 #: how the control arm's budget is matched to the RL stage's
@@ -215,7 +216,7 @@ def asks_bf16(argv: Sequence[str], recipe: Mapping[str, Any] | None = None) -> b
 def parse_recipe(args: Sequence[str] | None = None, *, prog: str | None = None, device: Device | None = None) -> Recipe:
     """Parse ``--config recipe.yaml`` plus command-line overrides into a :class:`Recipe` for ``device``
     (default: resolved here, as ``--device auto``). Off an accelerator CPU mode is forced (``use_cpu``,
-    no fp16, and no bf16 unless the CPU multiplies it natively; appended last, it overrides the recipe) and
+    no fp16, and no bf16 unless bfloat16 is the faster dtype on this CPU; appended last, it overrides the recipe) and
     activation checkpointing is off unless asked for; an unset model is the embedded one."""
     argv = list(sys.argv[1:] if args is None else args)
     device = device or resolve_device("auto")

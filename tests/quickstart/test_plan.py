@@ -89,6 +89,13 @@ def test_every_stage_is_scored_in_the_dtype_the_recipe_trains_in(tmp_path):
     assert make_plan(QuickstartOptions(output_dir=str(tmp_path / "b"), device=plain)).eval_dtype == "float32"
     fp32 = _recipe(tmp_path, bf16=False)
     assert make_plan(QuickstartOptions(recipe=fp32, output_dir=str(tmp_path / "c"), device=native)).eval_dtype == "float32"
+    # the console says which dtype runs, and on a CPU why
+    assert make_plan(QuickstartOptions(output_dir=str(tmp_path / "d"), device=native)).runs_in == (
+        "cpu in bfloat16 autocast (the faster dtype on this CPU)")
+    assert make_plan(QuickstartOptions(output_dir=str(tmp_path / "e"), device=plain)).runs_in == (
+        "cpu in float32 (bfloat16 is not the faster dtype on this CPU; RLVR_CPU_BF16=1 forces it)")
+    assert make_plan(QuickstartOptions(recipe=fp32, output_dir=str(tmp_path / "f"), device=native)).runs_in == (
+        "cpu in float32 (the recipe asks for it)")
 
 
 def test_the_three_arm_recipes_plan_their_arms_measurements_and_primary_test(tmp_path):

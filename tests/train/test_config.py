@@ -81,7 +81,7 @@ def test_cpu_mode_forced_without_accelerator(tmp_path):
     parsed = parse_recipe(["--output_dir", str(tmp_path), "--bf16", "true", "--max_steps", "1"], device=Device("cpu"))
     assert parsed.model.model_name_or_path == "default"
     assert parsed.training.use_cpu and not parsed.training.bf16 and parsed.device == Device("cpu", "float32")
-    # a CPU that multiplies bfloat16 natively keeps a recipe's bf16 (autocast over float32 weights), nothing more
+    # a CPU where bfloat16 is the faster dtype keeps a recipe's bf16 (autocast over float32 weights), nothing more
     native = Device("cpu", "float32", cpu_bf16=True)
     assert parse_recipe(["--output_dir", str(tmp_path), "--bf16", "true"], device=native).training.bf16
     assert not parse_recipe(["--output_dir", str(tmp_path)], device=native).training.bf16
