@@ -100,6 +100,11 @@ def resolve_device(requested: str = "auto", dtype: str = "auto", *, found: str |
 CPU_BF16_ENV = "RLVR_CPU_BF16"
 
 
+def cpu_bf16_forced() -> bool:
+    """Whether ``$RLVR_CPU_BF16`` decides the CPU's dtype instead of :func:`cpu_prefers_bf16`'s rule."""
+    return os.environ.get(CPU_BF16_ENV, "").strip() in ("0", "1")
+
+
 def cpu_prefers_bf16(*, vendor: str | None = None, avx512_bf16: bool | None = None, amx: bool | None = None) -> bool:
     """Whether bfloat16 is the faster dtype on this CPU: where it has AMX tiles, or AVX512-BF16 on an AMD CPU.
 

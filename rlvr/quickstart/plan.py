@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from rlvr.device import CPU_BF16_ENV, Device
+from rlvr.device import CPU_BF16_ENV, Device, cpu_bf16_forced
 from rlvr.quickstart.claims import PrimaryTest, is_tuning_split
 from rlvr.quickstart.pooled import PooledDesign
 from rlvr.quickstart.step_scan import checkpoint_steps
@@ -103,9 +103,11 @@ class Plan:
         if device.is_accelerator:
             return f"{device.name} in {device.dtype}"
         if self.eval_dtype == "bfloat16":
-            return "cpu in bfloat16 autocast (the faster dtype on this CPU)"
+            return f"cpu in bfloat16 autocast ({f'set by {CPU_BF16_ENV}' if cpu_bf16_forced() else 'the faster dtype on this CPU'})"
         if device.cpu_bf16:
             return "cpu in float32 (the recipe asks for it)"
+        if cpu_bf16_forced():
+            return f"cpu in float32 (set by {CPU_BF16_ENV})"
         return f"cpu in float32 (bfloat16 is not the faster dtype on this CPU; {CPU_BF16_ENV}=1 forces it)"
 
     @property

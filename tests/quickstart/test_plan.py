@@ -83,7 +83,8 @@ def test_a_family_without_a_solution_writer_fails_before_the_base_evaluation(tmp
         unregister_family("stoich.unsolved")
 
 
-def test_every_stage_is_scored_in_the_dtype_the_recipe_trains_in(tmp_path):
+def test_every_stage_is_scored_in_the_dtype_the_recipe_trains_in(tmp_path, monkeypatch):
+    monkeypatch.delenv("RLVR_CPU_BF16", raising=False)
     native, plain = Device("cpu", "float32", cpu_bf16=True), Device("cpu", "float32")
     assert make_plan(QuickstartOptions(output_dir=str(tmp_path / "a"), device=native)).eval_dtype == "bfloat16"
     assert make_plan(QuickstartOptions(output_dir=str(tmp_path / "b"), device=plain)).eval_dtype == "float32"
@@ -96,6 +97,13 @@ def test_every_stage_is_scored_in_the_dtype_the_recipe_trains_in(tmp_path):
         "cpu in float32 (bfloat16 is not the faster dtype on this CPU; RLVR_CPU_BF16=1 forces it)")
     assert make_plan(QuickstartOptions(recipe=fp32, output_dir=str(tmp_path / "f"), device=native)).runs_in == (
         "cpu in float32 (the recipe asks for it)")
+    # forced by the environment, the console says so instead of crediting the rule
+    monkeypatch.setenv("RLVR_CPU_BF16", "1")
+    assert make_plan(QuickstartOptions(output_dir=str(tmp_path / "g"), device=native)).runs_in == (
+        "cpu in bfloat16 autocast (set by RLVR_CPU_BF16)")
+    monkeypatch.setenv("RLVR_CPU_BF16", "0")
+    assert make_plan(QuickstartOptions(output_dir=str(tmp_path / "h"), device=plain)).runs_in == (
+        "cpu in float32 (set by RLVR_CPU_BF16)")
 
 
 def test_the_three_arm_recipes_plan_their_arms_measurements_and_primary_test(tmp_path):
