@@ -7,7 +7,9 @@ measures each arm in a fresh process. The call, its arguments and its result tra
 with ``spawn`` (nothing of the parent's memory is inherited), imports the same ``--plugin`` modules (a family
 registered by code in the parent, not by a plugin, is unknown there), logs like the parent, runs torch with the
 parent's thread count (another count sums floats in another order, so a KL or a near-tied greedy token could differ
-from the same call in the parent), and leaves Ctrl-C to the parent, which ends it. An exception in the child is
+from the same call in the parent), and leaves Ctrl-C to the parent, which ends it. It never outlives the parent: a
+parent ended by a signal Python cannot catch (``SIGTERM``'s default, ``SIGKILL``, the out-of-memory killer) leaves
+no orphan training on, since the child watches the parent's sentinel and exits when it fires. An exception in the child is
 raised again in the parent, with the child's traceback as its cause; a child that dies without a result (killed, out
 of memory) is a ``RuntimeError`` naming its exit code. A script that calls this must guard its entry point with
 ``if __name__ == "__main__":``.
@@ -16,8 +18,11 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import multiprocessing.connection
+import os
 import signal
 import sys
+import threading
 import traceback
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -69,10 +74,30 @@ def torch_threads() -> int | None:
     return int(torch.get_num_threads()) if torch is not None else None
 
 
+#: the exit code of a child whose parent ended before it did
+PARENT_GONE_EXIT = 75
+
+
+def _exit_with_parent() -> None:
+    """Start a daemon thread that ends this process as soon as its parent has ended, however it ended: it waits
+    on the parent's sentinel (:func:`multiprocessing.parent_process`), which becomes ready when the parent's end of
+    the pipe closes."""
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.sentinel is None:
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(PARENT_GONE_EXIT)  # no result can reach a parent that is gone
+
+    threading.Thread(target=watch, name="rlvr-parent-watch", daemon=True).start()
+
+
 def _child(conn: Connection, fn: Callable[..., Any], args: tuple[Any, ...], plugins: tuple[str, ...],
            log: LogSetup, threads: int | None) -> None:
     """The child's whole life: set up, make the call, send back ``("ok", result)`` or ``("error", exc, tb)``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the parent, which ends this process
+    _exit_with_parent()
     log.apply()
     if threads is not None:
         import torch  # the parent had imported it

@@ -4,7 +4,11 @@ from __future__ import annotations
 import operator
 import os
 import pickle
+import signal
+import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +17,40 @@ from rlvr.fresh_process import ChildTraceback, call_in_fresh_process, torch_thre
 from rlvr.registry import list_families
 
 HANG_PLUGIN = Path(__file__).parent / "rewards" / "hang_family.py"
+ROOT = Path(__file__).resolve().parents[1]
+
+#: a parent that runs one long call in a fresh process; the child writes its pid, then sleeps
+PARENT = """
+import sys
+sys.path[:0] = [{root!r}, {here!r}]
+from rlvr.fresh_process import call_in_fresh_process
+from sleeper import sleep_after_writing_pid
+
+if __name__ == "__main__":
+    call_in_fresh_process(sleep_after_writing_pid, {pidfile!r})
+"""
+SLEEPER = """
+import os, time
+from pathlib import Path
+
+def sleep_after_writing_pid(path):
+    Path(path).write_text(str(os.getpid()))
+    time.sleep(120)
+"""
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs; a zombie waiting to be reaped does not (read from /proc where there is one)."""
+    if Path("/proc/self").exists():
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def test_the_result_comes_back_and_the_child_is_another_process():
@@ -53,3 +91,30 @@ def test_a_result_that_does_not_pickle_is_a_clear_error_and_an_argument_fails_be
         call_in_fresh_process(threading.Lock)
     with pytest.raises((AttributeError, pickle.PicklingError, TypeError)):
         call_in_fresh_process(operator.itemgetter(0), [lambda: None])
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_the_child_does_not_outlive_a_parent_killed_by_a_signal(tmp_path, sig):
+    pidfile = tmp_path / "child.pid"
+    (tmp_path / "sleeper.py").write_text(SLEEPER)
+    (tmp_path / "parent.py").write_text(PARENT.format(root=str(ROOT), here=str(tmp_path), pidfile=str(pidfile)))
+    parent = subprocess.Popen([sys.executable, str(tmp_path / "parent.py")], cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 90
+        while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
+            assert parent.poll() is None, "the parent ended before its child started"
+            time.sleep(0.1)
+        child = int(pidfile.read_text())
+        assert _alive(child)
+        parent.send_signal(sig)  # neither signal lets the parent's Python code end the child
+        parent.wait(timeout=30)
+        deadline = time.monotonic() + 20
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(child), "the child outlived its parent"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+        if pidfile.exists() and pidfile.read_text() and _alive(int(pidfile.read_text())):
+            os.kill(int(pidfile.read_text()), signal.SIGKILL)
