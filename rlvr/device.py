@@ -111,12 +111,12 @@ def cpu_prefers_bf16(*, vendor: str | None = None, avx512_bf16: bool | None = No
     AVX512-BF16 alone does not make bfloat16 faster on every CPU. On a 2-core AMD EPYC with it, bfloat16 cut a
     GRPO step's update from 6.2 to 4.2 s and the main job from 17.0 to 11.6 minutes; on a 2-core Intel Xeon with
     it but no AMX, every matrix product of the embedded model's shapes ran at 0.5-0.9 times float32's speed, a
-    GRPO step took 1.35 times as long and a warm-start step 1.45 times (docs/speed.md#bfloat16-on-a-cpu). ``$RLVR_CPU_BF16`` (``1`` or ``0``) overrides the rule. The keyword
-    arguments stand in for the probes (torch's ISA checks and the CPU's vendor) so that the rule is tested
-    without the hardware.
+    GRPO step took 1.35 times as long and a warm-start step 1.45 times (docs/speed.md#bfloat16-on-a-cpu).
+    ``$RLVR_CPU_BF16`` (``1`` or ``0``) overrides the rule. The keyword arguments stand in for the probes
+    (torch's ISA checks and the CPU's vendor) so that the rule is tested without the hardware.
     """
     forced = os.environ.get(CPU_BF16_ENV, "").strip()
-    if forced in ("0", "1"):
+    if cpu_bf16_forced():
         return forced == "1"
     if forced:
         raise ValueError(f"${CPU_BF16_ENV} must be 1 or 0, got {forced!r}")

@@ -9,10 +9,10 @@ registered by code in the parent, not by a plugin, is unknown there), logs like 
 parent's thread count (another count sums floats in another order, so a KL or a near-tied greedy token could differ
 from the same call in the parent), and leaves Ctrl-C to the parent, which ends it. It never outlives the parent: a
 parent ended by a signal Python cannot catch (``SIGTERM``'s default, ``SIGKILL``, the out-of-memory killer) leaves
-no orphan training on, since the child watches the parent's sentinel and exits when it fires. An exception in the child is
-raised again in the parent, with the child's traceback as its cause; a child that dies without a result (killed, out
-of memory) is a ``RuntimeError`` naming its exit code. A script that calls this must guard its entry point with
-``if __name__ == "__main__":``.
+no orphan training on, since the child watches the parent's sentinel and exits when it fires. An exception in the
+child is raised again in the parent, with the child's traceback as its cause; a child that dies without a result
+(killed, out of memory) is a ``RuntimeError`` naming its exit code. A script that calls this must guard its entry
+point with ``if __name__ == "__main__":``.
 """
 from __future__ import annotations
 

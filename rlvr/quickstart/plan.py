@@ -103,7 +103,8 @@ class Plan:
         if device.is_accelerator:
             return f"{device.name} in {device.dtype}"
         if self.eval_dtype == "bfloat16":
-            return f"cpu in bfloat16 autocast ({f'set by {CPU_BF16_ENV}' if cpu_bf16_forced() else 'the faster dtype on this CPU'})"
+            why = f"set by {CPU_BF16_ENV}" if cpu_bf16_forced() else "the faster dtype on this CPU"
+            return f"cpu in bfloat16 autocast ({why})"
         if device.cpu_bf16:
             return "cpu in float32 (the recipe asks for it)"
         if cpu_bf16_forced():
