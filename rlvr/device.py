@@ -100,9 +100,18 @@ def resolve_device(requested: str = "auto", dtype: str = "auto", *, found: str |
 CPU_BF16_ENV = "RLVR_CPU_BF16"
 
 
+def cpu_bf16_override() -> bool | None:
+    """What ``$RLVR_CPU_BF16`` asks for: True (``1``), False (``0``), or None when it is unset or empty. Raises
+    ValueError, with a sentence for the user, on any other value."""
+    value = os.environ.get(CPU_BF16_ENV, "").strip()
+    if value and value not in ("0", "1"):
+        raise ValueError(f"${CPU_BF16_ENV} must be 1 or 0, got {value!r}")
+    return value == "1" if value else None
+
+
 def cpu_bf16_forced() -> bool:
     """Whether ``$RLVR_CPU_BF16`` decides the CPU's dtype instead of :func:`cpu_prefers_bf16`'s rule."""
-    return os.environ.get(CPU_BF16_ENV, "").strip() in ("0", "1")
+    return cpu_bf16_override() is not None
 
 
 def cpu_prefers_bf16(*, vendor: str | None = None, avx512_bf16: bool | None = None, amx: bool | None = None) -> bool:
@@ -115,20 +124,22 @@ def cpu_prefers_bf16(*, vendor: str | None = None, avx512_bf16: bool | None = No
     ``$RLVR_CPU_BF16`` (``1`` or ``0``) overrides the rule. The keyword arguments stand in for the probes
     (torch's ISA checks and the CPU's vendor) so that the rule is tested without the hardware.
     """
-    forced = os.environ.get(CPU_BF16_ENV, "").strip()
-    if cpu_bf16_forced():
-        return forced == "1"
-    if forced:
-        raise ValueError(f"${CPU_BF16_ENV} must be 1 or 0, got {forced!r}")
-    if amx is None or avx512_bf16 is None:
-        import torch
+    forced = cpu_bf16_override()
+    if forced is not None:
+        return forced
+    if amx if amx is not None else _torch_cpu_supports("amx_tile"):
+        return True
+    if not (avx512_bf16 if avx512_bf16 is not None else _torch_cpu_supports("avx512_bf16")):
+        return False
+    return (cpu_vendor() if vendor is None else vendor) == "AuthenticAMD"
 
-        cpu = getattr(torch, "cpu", None)
-        probe = {name: getattr(cpu, f"_is_{name}_supported", None) for name in ("amx_tile", "avx512_bf16")}
-        amx = bool(probe["amx_tile"]()) if amx is None and callable(probe["amx_tile"]) else bool(amx)
-        avx512_bf16 = (bool(probe["avx512_bf16"]()) if avx512_bf16 is None and callable(probe["avx512_bf16"])
-                       else bool(avx512_bf16))
-    return amx or (avx512_bf16 and (cpu_vendor() if vendor is None else vendor) == "AuthenticAMD")
+
+def _torch_cpu_supports(feature: str) -> bool:
+    """Whether torch reports this CPU feature (``amx_tile``, ``avx512_bf16``); False where torch cannot say."""
+    import torch
+
+    check = getattr(getattr(torch, "cpu", None), f"_is_{feature}_supported", None)
+    return bool(check()) if callable(check) else False
 
 
 def cpu_vendor() -> str:
