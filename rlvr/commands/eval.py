@@ -64,7 +64,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="transformers backend: the KV cache. dynamic (default): grows as it decodes; static: "
                         "transformers' static cache, new on every batch; fixed: one static cache kept across batches, "
                         "short batches filled up and prompts padded to a multiple of 64 tokens, so the decoding step "
-                        "compiles once. static and fixed compile with torch.compile on CUDA (the first batch pays)")
+                        "compiles once. static and fixed compile with torch.compile on CUDA (the first batch pays); "
+                        "compact: rlvr's loop, each distinct prompt prefilled once, the cache written in place, "
+                        "finished rows dropped (the same greedy text; about 0.8x the time on CPU)")
     p.add_argument("--attention", choices=ATTENTION_CHOICES,
                    help=f"transformers backend: attention implementation (default: the model's own; {GROUPED_SDPA}: "
                         "sdpa that never copies grouped key/value heads)")

@@ -37,8 +37,8 @@ class EvalConfig:
     number of rollouts per task (greedy decoding when 1, sampling otherwise). ``backend="auto"`` is
     resolved here (:func:`rlvr.eval.backends.resolve_backend`), so the config always names a real one.
     ``sort_by_length``: batch the tasks longest prompt first (less padding; results come back in task
-    order and the greedy text is the same). ``decoding`` (``dynamic``, ``static``, ``fixed``) and ``attention``:
-    how the transformers backend keeps its KV cache and which attention it runs (see
+    order and the greedy text is the same). ``decoding`` (``dynamic``, ``static``, ``fixed``, ``compact``) and
+    ``attention``: how the transformers backend keeps its KV cache and which attention it runs (see
     :class:`~rlvr.eval.backends.hf.TransformersBackend`); ``static_cache`` is ``decoding="static"``. ``draw``: how
     the transformers backend draws a sampled token (:data:`rlvr.generation.draw.DRAWS`; ``block_race`` samples
     faster on a CPU, from the same distribution).
@@ -119,6 +119,9 @@ class EvalConfig:
         key["temperature"] = self.effective_temperature
         if self.draw == "multinomial" or self.backend != "transformers" or self.effective_temperature == 0:
             key["draw"] = None  # transformers' own draw (as every run before the field), greedy, another backend
+        sampled = self.backend == "transformers" and self.effective_temperature > 0
+        if sampled and self.decoding == "compact":
+            key["decoding"] = "compact"  # another random stream; greedy text is the same, so it is not keyed there
         if self.backend in REFERENCE_BACKENDS:  # no model: model-related fields do not matter
             for name in ("model", "adapter", "base_url", "max_new_tokens", "temperature", "top_p", "chat_template", "dtype"):
                 key[name] = None

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 #: how the transformers backend keeps its KV cache: a growing cache (``dynamic``); transformers' static cache,
 #: new on every call (``static``); one static cache kept across calls, with fixed rows and padded prompt lengths
-#: (``fixed``, :mod:`rlvr.generation.fixed_shape`). transformers compiles the decoding step of the last two on CUDA.
-DECODINGS = ("dynamic", "static", "fixed")
+#: (``fixed``, :mod:`rlvr.generation.fixed_shape`; transformers compiles the decoding step of these two on CUDA);
+#: rlvr's own loop, each distinct prompt prefilled once, the cache written in place and finished rows dropped
+#: (``compact``, :mod:`rlvr.generation.compact`).
+DECODINGS = ("dynamic", "static", "fixed", "compact")
 
 __all__ = ["DECODINGS"]

@@ -133,15 +133,16 @@ def write_eval_tasks(path: Path, specs: dict[str, dict[str, Any]], seed: int) ->
 def evaluate(model: str, adapter: str | None, tasks_file: Path, out: Path, *, max_new_tokens: int,
              batch_size: int, device: str = "auto", dtype: str = "auto", samples: int = 1,
              temperature: float | None = None, top_p: float = 1.0, seed: int = 0, overwrite: bool = True,
-             draw: str = "multinomial") -> EvalResult:
+             draw: str = "multinomial", decoding: str = "dynamic") -> EvalResult:
     """Evaluation of ``model`` (+ ``adapter``, merged into the weights) on ``tasks_file`` with :mod:`rlvr.eval`:
     greedy by default; ``samples`` completions per task at ``temperature`` / ``top_p`` (seeded; ``draw``:
-    :mod:`rlvr.generation.draw`) otherwise. Without
+    :mod:`rlvr.generation.draw`) otherwise; ``decoding``: :data:`rlvr.generation.decoding.DECODINGS`. Without
     ``overwrite``, the verdicts a run with the same settings left in ``out`` are kept and only the rest generated."""
     config = EvalConfig(
         model=model, adapter=adapter, tasks_file=str(tasks_file), out=str(out), backend="transformers",
         max_new_tokens=max_new_tokens, batch_size=batch_size, samples=samples, device=device, dtype=dtype,
         temperature=temperature, top_p=top_p, seed=seed, plots=False, overwrite=overwrite, draw=draw,
+        decoding=decoding,
     )
     return run_eval(config)
 
@@ -192,9 +193,15 @@ class Evaluator:
                        batch_size=max(1, self.plan.options.eval_batch_size // samples), device=device.name,
                        dtype=self.plan.eval_dtype, samples=samples, temperature=temperature, top_p=top_p,
                        seed=int(getattr(self.plan.recipe.training, "seed", 0) or 0), overwrite=folder is None,
-                       draw=self.plan.recipe.task.sampling_draw)
+                       draw=self.plan.recipe.task.sampling_draw, decoding=self.decoding)
         self.seconds[name] = round(time.time() - t0, 1)
         return res
+
+    @property
+    def decoding(self) -> str:
+        """How every generation of the run decodes: ``compact`` with the recipe's ``compact_decoding``, else
+        transformers' own ``generate`` (``dynamic``)."""
+        return "compact" if getattr(self.plan.recipe.task, "compact_decoding", False) else "dynamic"
 
     @property
     def n_tasks(self) -> int:
@@ -211,7 +218,8 @@ class Evaluator:
         device = self.plan.options.device
         res = evaluate(model_path, adapter, self.tasks_file, self.plan.out / name,
                        max_new_tokens=max_new_tokens or self.plan.new_tokens,
-                            batch_size=self.plan.options.eval_batch_size, device=device.name, dtype=self.plan.eval_dtype)
+                       batch_size=self.plan.options.eval_batch_size, device=device.name, dtype=self.plan.eval_dtype,
+                       decoding=self.decoding)
         self.seconds[name] = round(time.time() - t0, 1)
         records = self.regroup(list(res.records))
         result = StageResult(score_records(records, self.plan.reward_mode), slim_records(records, self.plan.reward_mode))
@@ -228,7 +236,7 @@ class Evaluator:
         return eval_cache.cache_key(model, self.tasks_file, {
             "max_new_tokens": self.plan.new_tokens, "batch_size": self.plan.options.eval_batch_size,
             "reward_mode": self.plan.reward_mode, "backend": "transformers", "device": device.kind, "dtype": self.plan.eval_dtype,
-            "groups": "eval-set"})
+            "groups": "eval-set", **({"decoding": "compact"} if self.decoding == "compact" else {})})
 
     def base(self, model: str) -> tuple[StageResult, str | None]:
         """The base model's scores: from the previous run in the folder (``skip_before``), from the cache an

@@ -129,6 +129,14 @@ class TaskArguments:
                           "winning block; sampled generation about 0.77x the time on CPU; another random stream; "
                           "rlvr.generation.draw)", "choices": list(DRAWS)},
     )
+    compact_decoding: bool = field(
+        default=False,
+        metadata={"help": "decode RL's completions and the quickstart's evaluations and sampled measurements with "
+                          "rlvr's own loop (rlvr.generation.compact): each distinct prompt prefilled once, each token's keys "
+                          "and values written into reserved room, finished rows dropped; the same greedy text (up to "
+                          "near-ties in the last digits), sampled tokens from another random stream; on CPU about 0.8x "
+                          "the time of a greedy evaluation and 0.75x of a GRPO group's sampling"},
+    )
     system_prompt: str | None = field(
         default=None, metadata={"help": "replaces the tasks' system message (None: the task's own)"}
     )

@@ -15,6 +15,7 @@ import copy
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+from rlvr.generation.compact import compact_generate
 from rlvr.generation.draw import drawn_generate
 from rlvr.generation.fixed_shape import FixedShapeDecoder, compile_config, fixed_shape_generate
 
@@ -94,9 +95,12 @@ class MergedGenerationHooks:
     :class:`MergedCopy` (built on first use, refreshed once per optimizer step), and ``rlvr_fixed_shape_generation``
     as well to sample through one kept static cache (:func:`rlvr.generation.fixed_shape.fixed_shape_generate`;
     compiled on a GPU, or anywhere with ``rlvr_generation_compile_backend``). ``rlvr_sampling_draw``: how the
-    model TRL samples from draws a token (:func:`rlvr.generation.draw.drawn_generate`; default TRL's own)."""
+    model TRL samples from draws a token (:func:`rlvr.generation.draw.drawn_generate`; default TRL's own).
+    ``rlvr_compact_decoding``: that model decodes TRL's calls with :func:`rlvr.generation.compact.compact_generate`,
+    which draws as ``rlvr_sampling_draw`` says."""
 
     rlvr_sampling_draw: str = "multinomial"
+    rlvr_compact_decoding: bool = False
     rlvr_merged_generation: bool = False
     rlvr_fixed_shape_generation: bool = False
     rlvr_generation_compile_backend: Any = None
@@ -104,11 +108,11 @@ class MergedGenerationHooks:
 
     def _generate_single_turn(self, *args: Any, **kwargs: Any):  # noqa: D102 - TRL hook
         if not (self.rlvr_merged_generation and self.model.training):
-            drawn_generate(self.accelerator.unwrap_model(self.model), self.rlvr_sampling_draw)
+            self._rlvr_sampler(self.accelerator.unwrap_model(self.model))
             return super()._generate_single_turn(*args, **kwargs)
         if self._rlvr_merged is None:
             self._rlvr_merged = MergedCopy(self.accelerator.unwrap_model(self.model), dtype=sampling_dtype(self.args))
-            drawn_generate(self._rlvr_merged.model, self.rlvr_sampling_draw)
+            self._rlvr_sampler(self._rlvr_merged.model)
             if self.rlvr_fixed_shape_generation:
                 decoder = FixedShapeDecoder(self._rlvr_merged.model, pad_token_id=self.generation_config.pad_token_id,
                                             compile=compile_config(self.rlvr_generation_compile_backend))
@@ -116,6 +120,12 @@ class MergedGenerationHooks:
         self._rlvr_merged.refresh(version=self.state.global_step)
         with swapped_generation_model(self, self._rlvr_merged.model):
             return super()._generate_single_turn(*args, **kwargs)
+
+    def _rlvr_sampler(self, model: Any) -> Any:
+        """``model`` set to decode and draw as the trainer's options say (installing again changes nothing)."""
+        if self.rlvr_compact_decoding:
+            return compact_generate(model, self.rlvr_sampling_draw)
+        return drawn_generate(model, self.rlvr_sampling_draw)
 
 
 @contextmanager

@@ -229,5 +229,7 @@ def parse_recipe(args: Sequence[str] | None = None, *, prog: str | None = None, 
     task, sft, control, training, model, adapter, study = make_parser(algorithm, prog=prog).parse_args_and_config(argv)
     if not getattr(model, "model_name_or_path", None):
         model.model_name_or_path = "default"
+    if task.compact_decoding and adapter.compile_generation:
+        raise ValueError("choose one of compile_generation (one static cache) and compact_decoding")
     return Recipe(task=task, sft=sft, control=control, training=training, model=model, adapter=adapter, device=device,
                   study=study)

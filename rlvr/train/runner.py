@@ -251,6 +251,7 @@ def build_trainer(
     trainer.rlvr_dynamic = dynamic
     trainer.rlvr_prompt_log = []
     trainer.rlvr_sampling_draw = task_args.sampling_draw
+    trainer.rlvr_compact_decoding = bool(task_args.compact_decoding)
     trainer.rlvr_skipped_steps = guard.skipped  # the guard's own list: the steps it skips, as it skips them
     if adapter is not None and adapter.generate_merged:
         if not can_merge_generation(trainer):

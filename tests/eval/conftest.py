@@ -27,13 +27,3 @@ def make_config(tmp_path):
 
     return make
 
-
-@pytest.fixture(scope="session")
-def tiny_gqa_model() -> str:
-    """A tiny random causal LM with grouped key/value heads (4 query heads over 2), as SmolLM2 has (9 over 3); its
-    output layer untied, so its greedy texts differ between prompts."""
-    from rlvr.paths import cache_dir
-    from rlvr.train.tiny import build_tiny_model
-
-    return build_tiny_model(cache_dir("test-models") / "tiny-eval-gqa", num_heads=4, num_kv_heads=2,
-                            tie_embeddings=False)

@@ -14,14 +14,9 @@ transformers = pytest.importorskip("transformers")
 
 
 @pytest.fixture(scope="module")
-def model():
-    """A tiny random causal LM with the embedded model's tokenizer (49,152 tokens); its output layer untied."""
-    from rlvr.paths import cache_dir
-    from rlvr.train.tiny import build_tiny_model
-
-    path = build_tiny_model(cache_dir("test-models") / "tiny-eval-gqa", num_heads=4, num_kv_heads=2,
-                            tie_embeddings=False)
-    return transformers.AutoModelForCausalLM.from_pretrained(path).eval()
+def model(tiny_gqa_model):
+    """The tiny grouped-KV model (the embedded model's tokenizer, 49,152 tokens; its output layer untied), loaded."""
+    return transformers.AutoModelForCausalLM.from_pretrained(tiny_gqa_model).eval()
 
 
 def _config(**kwargs):

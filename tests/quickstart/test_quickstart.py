@@ -55,7 +55,7 @@ def test_quickstart_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
                    "--pass_at_k", json.dumps({"set": "test_in", "size": 2, "samples": 2}),
                    "--retention_set", json.dumps({"families": ["mol.count"], "split": "easy", "size": 2}),
                    "--kl_set", json.dumps({"split": "valid", "size": 2}), "--rft", json.dumps({"temperature": 1.5}),
-                   "--sampling_draw", "block_race"],
+                   "--sampling_draw", "block_race", "--compact_decoding", "true"],
     )
     qs = tmp_path / "qs"
     assert result.stages == ["base", "warm", "rl", "control", "rft"] and result.treated == "rl"
@@ -109,8 +109,10 @@ def test_quickstart_end_to_end_with_the_tiny_model(tmp_path, tiny_model):
     # every sampled measurement (pass@k, KL, RFT's samples) drew as the recipe says; greedy ones draw nothing
     keys = [json.loads(path.read_text())["generation"] for path in qs.rglob("run.json")]
     sampled = [key for key in keys if key["temperature"] > 0]
-    assert len(sampled) >= 6 and all(key["draw"] == "block_race" for key in sampled)
-    assert all(key["draw"] is None for key in keys if key["temperature"] == 0)
+    assert len(sampled) >= 6 and all(key["draw"] == "block_race" and key["decoding"] == "compact" for key in sampled)
+    assert all(key["draw"] is None and "decoding" not in key for key in keys if key["temperature"] == 0)
+    configs = [json.loads(path.read_text())["config"] for path in qs.rglob("results.json")]
+    assert len(configs) >= 10 and all(config["decoding"] == "compact" for config in configs)  # greedy ones too
 
 
 @pytest.mark.slow

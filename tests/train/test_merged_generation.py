@@ -175,3 +175,24 @@ def test_the_grpo_trainer_draws_as_the_recipe_says_without_a_merged_copy(tiny_mo
     policy = trainer.accelerator.unwrap_model(trainer.model)
     assert getattr(policy.generate, "rlvr_draw", None) == (draw if draw == "block_race" else None)
     assert trainer.state.global_step == 1
+
+
+@pytest.mark.parametrize("merged", [True, False])
+def test_the_grpo_trainer_decodes_compactly_when_the_recipe_says(tiny_model, tmp_path, make_recipe, merged):
+    from rlvr.device import Device
+    from rlvr.train.recipe import parse_recipe
+    from rlvr.train.runner import build_trainer
+
+    config = str(make_recipe(tmp_path / "r.yaml", tiny_model, tmp_path / "out"))
+    recipe = parse_recipe(["--config", config, "--compact_decoding", "true", "--sampling_draw", "block_race",
+                           "--generate_merged", str(merged).lower(), "--max_steps", "1"], device=Device("cpu"))
+    trainer = build_trainer(recipe.task, recipe.training, recipe.model, adapter=recipe.adapter)
+    trainer.train()
+    sampler = trainer._rlvr_merged.model if merged else trainer.accelerator.unwrap_model(trainer.model)
+    assert sampler.generate.rlvr_compact == "block_race"
+    assert sampler.generate.decoder.prefilled > 0  # TRL's calls went through the compact loop
+    assert trainer.state.global_step == 1
+    if merged:
+        with pytest.raises(ValueError, match="choose one of compile_generation"):
+            parse_recipe(["--config", config, "--compact_decoding", "true", "--generate_merged", "true",
+                          "--compile_generation", "true"], device=Device("cpu"))

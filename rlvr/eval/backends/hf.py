@@ -9,6 +9,7 @@ from typing import Any, Iterator, Sequence
 
 from rlvr.device import cuda_devices_in_use, resolve_device
 from rlvr.eval.backends.base import Backend, BackendUnavailable, Completion
+from rlvr.generation.compact import compact_generate
 from rlvr.generation.decoding import DECODINGS
 from rlvr.generation.draw import check_draw, drawn_generate
 from rlvr.generation.fixed_shape import FixedShapeDecoder, compile_config
@@ -66,6 +67,8 @@ class TransformersBackend(Backend):
     :data:`DECODINGS` (``static_cache=True`` is ``static``); the static ones compile the decoding step
     (``torch.compile``) on CUDA, and on any device with ``compile_backend`` (e.g. ``"eager"``). ``attention``:
     the model's attention implementation (:data:`rlvr.generation.grouped_attention.ATTENTION_CHOICES`; default its own).
+    ``compact``: rlvr's decoding loop (:mod:`rlvr.generation.compact`): the same greedy computation with rows leaving
+    the batch as they finish, about 0.8x the time of a greedy CPU evaluation; sampled calls draw another stream.
     ``draw``: how a sampled token is drawn (:mod:`rlvr.generation.draw`: transformers' ``multinomial``, or
     ``block_race``, an exponential race over blocks of the vocabulary and within the winning one); greedy
     decoding draws nothing.
@@ -130,7 +133,9 @@ class TransformersBackend(Backend):
                     model_obj = model_obj.merge_and_unload()
         self.adapter = adapter
         self.attention = attention
-        self.model = drawn_generate(prepare_for_generation(set_attention(model_obj, attention).to(self.device)), draw)
+        prepared = prepare_for_generation(set_attention(model_obj, attention).to(self.device))
+        # compact decoding draws sampled tokens itself; every other decoding through transformers' generate
+        self.model = compact_generate(prepared, draw) if decoding == "compact" else drawn_generate(prepared, draw)
         self.overlap_verification = self.device.startswith("cuda")  # the host verifies while the GPU decodes
         self._prompt_ids: dict[Any, list[int]] = {}  # token ids from prompt_lengths, used once by _encode
         self.decoding = decoding
