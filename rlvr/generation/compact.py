@@ -47,10 +47,10 @@ _OUTPUT_FIELDS = ("return_dict_in_generate", "output_scores", "output_logits", "
 
 
 def plain_config(config: Any) -> bool:
-    """Whether ``config`` (a ``GenerationConfig``) asks for nothing compact decoding does not do: a ``max_new_tokens``,
-    one beam, a dynamic cache, plain token ids back, and no field outside the sampling warpers and token ids but at
+    """Whether ``config`` (a ``GenerationConfig``) asks for nothing compact decoding does not do: a positive
+    ``max_new_tokens``, one beam, a dynamic cache, plain token ids back, and no field outside the sampling warpers and token ids but at
     the value that does nothing."""
-    if getattr(config, "max_new_tokens", None) is None or int(getattr(config, "num_beams", 1) or 1) != 1:
+    if int(getattr(config, "max_new_tokens", None) or 0) < 1 or int(getattr(config, "num_beams", 1) or 1) != 1:
         return False
     if getattr(config, "cache_implementation", None) not in (None, "dynamic"):
         return False

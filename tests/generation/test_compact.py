@@ -116,6 +116,7 @@ def test_calls_it_does_not_cover_go_to_generate(model):
         fast.generate(input_ids=ids, attention_mask=mask, generation_config=_greedy(eos=1), output_scores=False)
     assert decoder.prefilled == 0
     assert plain_config(_greedy(eos=1, repetition_penalty=1.0))  # TRL's neutral value
+    assert not plain_config(transformers.GenerationConfig(max_length=9))  # no max_new_tokens
     assert plain_config(_greedy(eos=1)) and compact_generate(fast) is fast and fast.generate.decoder is decoder
 
 
