@@ -135,7 +135,7 @@ class TaskArguments:
                           "rlvr's own loop (rlvr.generation.compact): each distinct prompt prefilled once, each token's keys "
                           "and values written into reserved room, finished rows dropped; the same greedy text (up to "
                           "near-ties in the last digits), sampled tokens from another random stream; on CPU about 0.8x "
-                          "the time of a greedy evaluation and 0.75x of a GRPO group's sampling"},
+                          "the time of a greedy evaluation and 0.55x of pass@k's sampling"},
     )
     system_prompt: str | None = field(
         default=None, metadata={"help": "replaces the tasks' system message (None: the task's own)"}
